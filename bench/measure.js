@@ -1,0 +1,25 @@
+import { performance } from 'node:perf_hooks';
+
+/** Median wall time in ms of `fn` over `runs` runs, after `warmup` unmeasured ones; GC between runs when exposed. */
+export async function medianMs(fn, { runs = 15, warmup = 3 } = {}) {
+  for (let i = 0; i < warmup; i++) await fn();
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    globalThis.gc?.();
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return percentile(times, 50);
+}
+
+/** The p-th percentile (0-100) of a list of numbers. */
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx];
+}
+
+export function fmt(n, digits = 2) {
+  return Number.isFinite(n) ? n.toFixed(digits) : String(n);
+}

@@ -1,0 +1,43 @@
+import type { Body } from './schema.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+// C0 controls other than tab, line feed and carriage return make text unreadable in review.
+const BINARY_CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]/;
+
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Chooses the most readable exact form for a body: parsed JSON when
+ * re-serialising gives the same bytes, else text when it is clean UTF-8, else base64.
+ */
+export function encodeBody(bytes: Uint8Array): Body | undefined {
+  if (bytes.byteLength === 0) return undefined;
+  const text = decodeUtf8(bytes);
+  if (text === undefined || BINARY_CONTROL.test(text) || !text.isWellFormed()) {
+    return { base64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') };
+  }
+  const c = text.charCodeAt(0);
+  if (c === 123 /* { */ || c === 91 /* [ */) {
+    try {
+      const json: unknown = JSON.parse(text);
+      if (JSON.stringify(json) === text) return { json };
+    } catch {
+      // Not JSON after all: kept as text.
+    }
+  }
+  return { text };
+}
+
+/** The exact bytes a stored body stands for. */
+export function decodeBody(body: Body | undefined): Buffer {
+  if (body === undefined) return Buffer.alloc(0);
+  if ('json' in body) return Buffer.from(JSON.stringify(body.json), 'utf8');
+  if ('text' in body) return Buffer.from(body.text, 'utf8');
+  return Buffer.from(body.base64, 'base64');
+}

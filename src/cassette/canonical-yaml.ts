@@ -1,0 +1,152 @@
+/**
+ * Writes cassettes in a small, canonical subset of YAML: block mappings and
+ * sequences for structure, JSON-compatible flow values for leaves. Every file
+ * this writes is ordinary YAML (any YAML reader loads it), and it is also
+ * exactly what `readCanonicalYaml` parses without a general YAML parser.
+ */
+
+/**
+ * Keys whose values are written as JSON flow collections, not block YAML:
+ * bodies (arbitrary JSON), and small fixed maps that read best on one line.
+ */
+const FLOW_KEYS = new Set(['json', 'headers', 'timing']);
+/** Keys whose children are free-form records: their keys are sorted, not ranked. */
+const RECORD_KEYS = new Set(['headers', 'labels']);
+/** Flow values up to this length stay on one line; longer ones are pretty-printed. */
+const INLINE_FLOW_LIMIT = 100;
+
+const KEY_RANK = [
+  'version', 'meta', 'recorder', 'target', 'recordedAt', 'labels', 'packs', 'interactions',
+  'seq', 'request', 'response', 'failure', 'timing', 'start',
+  'method', 'path', 'status', 'headers', 'body', 'stream',
+  'at', 'after', 'event', 'id', 'retry', 'data', 'comment',
+  'events', 'end', 'error', 'code', 'message', 'json', 'text', 'base64',
+];
+const rankOf = new Map(KEY_RANK.map((k, i) => [k, i]));
+
+function compareKeys(a: string, b: string): number {
+  const ra = rankOf.get(a) ?? KEY_RANK.length;
+  const rb = rankOf.get(b) ?? KEY_RANK.length;
+  if (ra !== rb) return ra - rb;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+// Words some YAML readers turn into booleans or null when unquoted.
+const RESERVED_KEY = /^(?:y|n|yes|no|on|off|true|false|null)$/i;
+// Characters YAML forbids raw inside quoted scalars, or that readers treat as line breaks.
+const YAML_UNSAFE = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g;
+const NEEDS_DOUBLE_QUOTES = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/;
+
+function escapeUnsafe(json: string): string {
+  return json.replace(YAML_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** JSON text that is also valid YAML: JSON plus escapes for what YAML forbids raw. */
+function yamlSafeJson(value: unknown, space?: number): string {
+  return escapeUnsafe(JSON.stringify(value, null, space));
+}
+
+function formatKey(key: string): string {
+  return PLAIN_KEY.test(key) && !RESERVED_KEY.test(key) ? key : yamlSafeJson(key);
+}
+
+/** A string as a quoted scalar: single quotes when that spares escaping JSON text. */
+export function formatString(s: string): string {
+  if (s.includes('"') && !NEEDS_DOUBLE_QUOTES.test(s) && s.isWellFormed()) {
+    return `'${s.replaceAll("'", "''")}'`;
+  }
+  return yamlSafeJson(s);
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isEmptyCollection(v: unknown): boolean {
+  return Array.isArray(v) ? v.length === 0 : isPlainObject(v) && Object.keys(v).length === 0;
+}
+
+function formatScalar(v: unknown): string {
+  if (typeof v === 'string') return formatString(v);
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new TypeError(`cannot write non-finite number ${v}`);
+    return JSON.stringify(v);
+  }
+  if (v === null || typeof v === 'boolean') return String(v);
+  if (isEmptyCollection(v)) return Array.isArray(v) ? '[]' : '{}';
+  throw new TypeError(`cannot write value of type ${typeof v}`);
+}
+
+/** Appends a flow (JSON) value; multi-line ones are indented under their key. */
+function pushFlow(out: string[], head: string, value: unknown, indent: number): void {
+  const compact = yamlSafeJson(value);
+  if (compact.length <= INLINE_FLOW_LIMIT || typeof value !== 'object' || value === null) {
+    out.push(`${head}${compact}`);
+    return;
+  }
+  const pad = ' '.repeat(indent + 2);
+  const lines = yamlSafeJson(value, 2).split('\n');
+  out.push(`${head}${lines[0]}`);
+  for (let i = 1; i < lines.length; i++) out.push(pad + lines[i]);
+}
+
+function orderedEntries(obj: Record<string, unknown>, isRecord: boolean): [string, unknown][] {
+  const entries = Object.entries(obj).filter(([, v]) => v !== undefined);
+  return entries.sort(([a], [b]) => (isRecord ? (a < b ? -1 : a > b ? 1 : 0) : compareKeys(a, b)));
+}
+
+/** A copy of a small map with its keys in canonical order, for flow output. */
+function orderedObject(value: unknown, isRecord: boolean): unknown {
+  return isPlainObject(value) ? Object.fromEntries(orderedEntries(value, isRecord)) : value;
+}
+
+function pushMapping(
+  out: string[],
+  obj: Record<string, unknown>,
+  indent: number,
+  isRecord: boolean,
+  firstPrefix?: string,
+): void {
+  const pad = ' '.repeat(indent);
+  let first = true;
+  for (const [key, value] of orderedEntries(obj, isRecord)) {
+    const head = `${first && firstPrefix !== undefined ? firstPrefix : pad}${formatKey(key)}:`;
+    first = false;
+    if (!isRecord && FLOW_KEYS.has(key)) {
+      pushFlow(out, `${head} `, key === 'json' ? value : orderedObject(value, RECORD_KEYS.has(key)), indent);
+    } else if (Array.isArray(value) && value.length > 0) {
+      out.push(head);
+      pushSequence(out, value, indent + 2);
+    } else if (isPlainObject(value) && Object.keys(value).length > 0) {
+      out.push(head);
+      pushMapping(out, value, indent + 2, RECORD_KEYS.has(key));
+    } else {
+      out.push(`${head} ${formatScalar(value)}`);
+    }
+  }
+}
+
+function pushSequence(out: string[], items: unknown[], indent: number): void {
+  const pad = ' '.repeat(indent);
+  for (const item of items) {
+    if (isPlainObject(item) && Object.keys(item).length > 0) {
+      pushMapping(out, item, indent + 2, false, `${pad}- `);
+    } else if (Array.isArray(item) && item.length > 0) {
+      pushFlow(out, `${pad}- `, item, indent);
+    } else {
+      out.push(`${pad}- ${formatScalar(item)}`);
+    }
+  }
+}
+
+/**
+ * Serialises a plain JSON-like value as canonical YAML: the same value always
+ * gives the same bytes, whatever the insertion order of its structural keys.
+ */
+export function writeCanonicalYaml(value: Record<string, unknown>, header?: string): string {
+  const out: string[] = [];
+  if (header) for (const line of header.split('\n')) out.push(`# ${line}`);
+  pushMapping(out, value, 0, false);
+  return `${out.join('\n')}\n`;
+}

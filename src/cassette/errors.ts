@@ -1,0 +1,43 @@
+import { TapedeckError } from '../errors.js';
+
+export type CassetteErrorCode =
+  | 'cassette_unreadable'
+  | 'cassette_yaml'
+  | 'cassette_version'
+  | 'cassette_schema'
+  | 'cassette_unwritable';
+
+/**
+ * A cassette that cannot be read or written. The message starts with
+ * `file[:line]` and names the field path, so an editor can jump to it.
+ */
+export class CassetteError extends TapedeckError {
+  declare readonly code: CassetteErrorCode;
+  readonly file: string;
+  readonly line: number | undefined;
+  readonly fieldPath: string | undefined;
+
+  constructor(
+    code: CassetteErrorCode,
+    where: { file: string; line?: number | undefined; fieldPath?: string | undefined },
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
+    const loc = where.line === undefined ? where.file : `${where.file}:${where.line}`;
+    const field = where.fieldPath ? ` ${where.fieldPath}:` : '';
+    super(code, `${loc}${field} ${detail}`, options);
+    this.file = where.file;
+    this.line = where.line;
+    this.fieldPath = where.fieldPath;
+  }
+}
+
+/** Formats a zod-style path as `interactions[2].response.status`. */
+export function formatFieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}

@@ -1,0 +1,22 @@
+export { decodeBody, encodeBody } from './body.js';
+export { CassetteError, type CassetteErrorCode } from './errors.js';
+export { loadCassette, parseCassette } from './load.js';
+export { ALWAYS_REDACTED_HEADERS, redactCassette, redactionPlaceholder } from './redact.js';
+export { serializeCassette, writeCassetteAtomic, writeFileAtomic } from './save.js';
+export {
+  type Body,
+  CASSETTE_VERSION,
+  type Cassette,
+  type CassetteMeta,
+  cassetteSchema,
+  type Failure,
+  type Headers,
+  type Interaction,
+  type RecordedRequest,
+  type RecordedResponse,
+  type SseItem,
+  type SseStream,
+  type StreamEnd,
+  type Timing,
+} from './schema.js';
+export { cassetteJsonSchema } from './json-schema.js';

@@ -1,0 +1,268 @@
+/**
+ * A fast reader for the YAML subset `writeCanonicalYaml` produces. It returns
+ * `undefined` as soon as the text leaves that subset (a hand edit, a comment
+ * after a value, an anchor), and the caller falls back to a full YAML parser.
+ * On canonical text it returns exactly what a full YAML parser would.
+ */
+
+type Container = Record<string, unknown> | unknown[];
+
+interface Frame {
+  indent: number;
+  value: Container;
+  /** Key of a mapping entry whose value is the block that follows. */
+  pendingKey?: string | undefined;
+}
+
+const NOT_CANONICAL = Symbol('not canonical');
+const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+const RESERVED_KEY = /^(?:y|n|yes|no|on|off|true|false|null)$/i;
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return NOT_CANONICAL;
+  }
+}
+
+/** A value that needs JSON.parse; parsed later with every other one in a single call. */
+const DEFER = Symbol('defer');
+
+function parseScalar(v: string): unknown {
+  const c = v.charCodeAt(0);
+  if (c === 34 /* " */) {
+    if (v.length > 1 && v.charCodeAt(v.length - 1) === 34 && !v.includes('\\', 1)) {
+      const inner = v.slice(1, -1);
+      return inner.includes('"') ? NOT_CANONICAL : inner;
+    }
+    return DEFER;
+  }
+  if (c === 39 /* ' */) {
+    if (v.length < 2 || v.charCodeAt(v.length - 1) !== 39) return NOT_CANONICAL;
+    const inner = v.slice(1, -1);
+    if (!inner.includes("'")) return inner;
+    if (inner.replaceAll("''", '').includes("'")) return NOT_CANONICAL;
+    return inner.replaceAll("''", "'");
+  }
+  if (c === 123 /* { */ || c === 91 /* [ */) return DEFER;
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  if (v === 'null') return null;
+  if (JSON_NUMBER.test(v)) return Number(v);
+  return NOT_CANONICAL;
+}
+
+// Structural keys repeat on every interaction: remember each verdict once.
+const keyCache = new Map<string, string | typeof NOT_CANONICAL>();
+
+function parseKey(k: string): string | typeof NOT_CANONICAL {
+  const cached = keyCache.get(k);
+  if (cached !== undefined) return cached;
+  let key: string | typeof NOT_CANONICAL;
+  if (k.charCodeAt(0) === 34) {
+    const parsed = parseJson(k);
+    key = typeof parsed === 'string' ? parsed : NOT_CANONICAL;
+  } else {
+    key = PLAIN_KEY.test(k) && !RESERVED_KEY.test(k) ? k : NOT_CANONICAL;
+  }
+  if (keyCache.size < 10_000) keyCache.set(k, key);
+  return key;
+}
+
+/** Finds the `: ` (or trailing `:`) that ends a key, skipping a quoted key. */
+function keyEnd(s: string): number {
+  if (s.charCodeAt(0) === 34) {
+    let i = 1;
+    while (i < s.length) {
+      const ch = s.charCodeAt(i);
+      if (ch === 92) i += 2;
+      else if (ch === 34) break;
+      else i++;
+    }
+    return s.charCodeAt(i + 1) === 58 ? i + 1 : -1;
+  }
+  return s.indexOf(':');
+}
+
+const closers = new Map<string, string>();
+function closerFor(col: number, open: string): string {
+  const k = `${col}${open}`;
+  let c = closers.get(k);
+  if (c === undefined) {
+    c = `\n${' '.repeat(col)}${open === '{' ? '}' : ']'}`;
+    closers.set(k, c);
+  }
+  return c;
+}
+
+/**
+ * Reads the value that starts at `valueStart` on the current line. A lone `{`
+ * or `[` opens a pretty-printed flow value whose closing bracket stands alone
+ * at `baseCol + 2`; returns the value and where parsing resumes.
+ */
+/** Where the line pass resumes after `readValue` (saves allocating a tuple per value). */
+let resumeAt = 0;
+
+function readValue(text: string, valueStart: number, lineEnd: number, baseCol: number, json: JsonBatch): unknown {
+  resumeAt = lineEnd + 1;
+  const c = text.charCodeAt(valueStart);
+  // The common case, a double-quoted string with no escapes, costs one slice.
+  if (c === 34 && lineEnd - valueStart > 1 && text.charCodeAt(lineEnd - 1) === 34) {
+    const inner = text.slice(valueStart + 1, lineEnd - 1);
+    if (!inner.includes('\\') && !inner.includes('"')) return inner;
+  }
+  const single = lineEnd - valueStart === 1 && (c === 123 || c === 91);
+  if (!single) {
+    const raw = text.slice(valueStart, lineEnd);
+    const value = raw.length === 0 ? NOT_CANONICAL : parseScalar(raw);
+    if (value === DEFER) json.texts.push(raw);
+    return value;
+  }
+  const closer = closerFor(baseCol + 2, c === 123 ? '{' : '[');
+  let end = text.indexOf(closer, lineEnd);
+  while (end !== -1) {
+    const after = end + closer.length;
+    if (after === text.length || text.charCodeAt(after) === 10) {
+      json.texts.push(text.slice(valueStart, after));
+      resumeAt = after + 1;
+      return DEFER;
+    }
+    end = text.indexOf(closer, end + 1);
+  }
+  return NOT_CANONICAL;
+}
+
+/**
+ * JSON values collected during the line pass, with where each one goes.
+ * One JSON.parse over all of them costs half what a call per value does.
+ */
+interface JsonBatch {
+  texts: string[];
+  targets: Container[];
+  keys: (string | number)[];
+}
+
+/**
+ * Parses the batch as one JSON array. Each text must be exactly one JSON
+ * value: the element count proves none smuggled in a `,` or bracket.
+ */
+function resolveBatch(json: JsonBatch): boolean {
+  if (json.texts.length === 0) return true;
+  const values = parseJson(`[${json.texts.join(',')}]`);
+  if (!Array.isArray(values) || values.length !== json.texts.length) return false;
+  for (let i = 0; i < values.length; i++) {
+    (json.targets[i] as Record<string | number, unknown>)[json.keys[i] as string | number] = values[i];
+  }
+  return true;
+}
+
+/** True when `text[at]` starts a sequence entry: a `-` followed by a space or the line end. */
+function isDashAt(text: string, at: number, lineEnd: number): boolean {
+  return text.charCodeAt(at) === 45 && (at + 1 === lineEnd || text.charCodeAt(at + 1) === 32);
+}
+
+/** Parses canonical YAML text; `undefined` means "not canonical, use a full parser". */
+export function readCanonicalYaml(text: string): Record<string, unknown> | undefined {
+  const root: Record<string, unknown> = {};
+  const stack: Frame[] = [{ indent: 0, value: root }];
+  const len = text.length;
+  let pos = 0;
+  let sawContent = false;
+  const json: JsonBatch = { texts: [], targets: [], keys: [] };
+
+  while (pos < len) {
+    let nl = text.indexOf('\n', pos);
+    if (nl === -1) nl = len;
+    let start = pos;
+    while (start < nl && text.charCodeAt(start) === 32) start++;
+    const col = start - pos;
+    pos = nl + 1;
+    if (start === nl) continue;
+    const first = text.charCodeAt(start);
+    if (first === 35 /* # */) continue;
+    if (first === 9 || text.charCodeAt(nl - 1) === 13) return undefined;
+    sawContent = true;
+
+    // Leave the blocks this line is not inside of; a key left without a block is null.
+    let top = stack[stack.length - 1] as Frame;
+    while (col < top.indent) {
+      if (top.pendingKey !== undefined) (top.value as Record<string, unknown>)[top.pendingKey] = null;
+      stack.pop();
+      top = stack[stack.length - 1] as Frame;
+      if (top === undefined) return undefined;
+    }
+    if (top.pendingKey !== undefined) {
+      const map = top.value as Record<string, unknown>;
+      if (col > top.indent) {
+        const child: Container = isDashAt(text, start, nl) ? [] : {};
+        map[top.pendingKey] = child;
+        top.pendingKey = undefined;
+        top = { indent: col, value: child };
+        stack.push(top);
+      } else {
+        map[top.pendingKey] = null;
+        top.pendingKey = undefined;
+      }
+    } else if (col !== top.indent) {
+      return undefined;
+    }
+
+    let keyStart = start;
+    let keyCol = col;
+    if (isDashAt(text, start, nl)) {
+      if (!Array.isArray(top.value)) return undefined;
+      keyStart = start + 2;
+      const c0 = text.charCodeAt(keyStart);
+      if (keyStart >= nl || c0 === 32 || isDashAt(text, keyStart, nl)) return undefined;
+      const rest = text.slice(keyStart, nl);
+      const ke = c0 === 123 || c0 === 91 || c0 === 39 ? -1 : keyEnd(rest);
+      if (ke === -1 || (ke + 1 < rest.length && rest.charCodeAt(ke + 1) !== 32)) {
+        const value = readValue(text, keyStart, nl, col, json);
+        if (value === NOT_CANONICAL) return undefined;
+        if (value === DEFER) {
+          json.targets.push(top.value);
+          json.keys.push(top.value.length);
+        }
+        top.value.push(value);
+        pos = resumeAt;
+        continue;
+      }
+      const item: Record<string, unknown> = {};
+      top.value.push(item);
+      keyCol = col + 2;
+      top = { indent: keyCol, value: item };
+      stack.push(top);
+    } else if (Array.isArray(top.value)) {
+      return undefined;
+    }
+
+    const content = text.slice(keyStart, nl);
+    const ke = keyEnd(content);
+    if (ke <= 0) return undefined;
+    const key = parseKey(content.slice(0, ke));
+    if (key === NOT_CANONICAL) return undefined;
+    const map = top.value as Record<string, unknown>;
+    if (key === '__proto__' || Object.hasOwn(map, key)) return undefined;
+    if (ke === content.length - 1) {
+      top.pendingKey = key;
+      continue;
+    }
+    if (content.charCodeAt(ke + 1) !== 32) return undefined;
+    const value = readValue(text, keyStart + ke + 2, nl, keyCol, json);
+    if (value === NOT_CANONICAL) return undefined;
+    if (value === DEFER) {
+      json.targets.push(map);
+      json.keys.push(key);
+    }
+    map[key] = value;
+    pos = resumeAt;
+  }
+
+  for (const frame of stack) {
+    if (frame.pendingKey !== undefined) (frame.value as Record<string, unknown>)[frame.pendingKey] = null;
+  }
+  if (!sawContent || !resolveBatch(json)) return undefined;
+  return root;
+}

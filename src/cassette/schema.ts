@@ -1,0 +1,114 @@
+import { z } from 'zod';
+
+/** The only cassette format version this build reads and writes. */
+export const CASSETTE_VERSION = 1;
+
+/** Offsets are milliseconds since the recording started, one global clock per cassette. */
+const offset = z.number().nonnegative();
+const seq = z.number().int().positive();
+
+/**
+ * Header values keep their wire multiplicity: a header sent twice (Set-Cookie)
+ * is a list, so replay can send it twice again.
+ */
+export const headersSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
+
+/** A body is stored as exactly one of: parsed JSON, UTF-8 text, or base64 bytes. */
+export const bodySchema = z.union(
+  [
+    z.strictObject({ json: z.unknown() }),
+    z.strictObject({ text: z.string() }),
+    z.strictObject({ base64: z.base64() }),
+  ],
+  { error: 'expected a body with exactly one of json, text or base64' },
+);
+
+/** One SSE dispatch (event/data/id/retry) or one comment line, stamped on the timeline. */
+export const sseItemSchema = z.strictObject({
+  at: offset,
+  after: z.number().int().nonnegative(),
+  event: z.string().optional(),
+  data: z.string().optional(),
+  id: z.string().optional(),
+  retry: z.number().int().nonnegative().optional(),
+  comment: z.string().optional(),
+});
+
+export const streamEndSchema = z.enum(['server-closed', 'client-closed', 'proxy-closed', 'broken']);
+
+export const sseStreamSchema = z.strictObject({
+  events: z.array(sseItemSchema),
+  end: streamEndSchema,
+  /** What broke the stream, when `end` is `broken`. */
+  error: z.string().optional(),
+});
+
+export const requestSchema = z.strictObject({
+  method: z.string().min(1),
+  /** Path plus query string, exactly as the client sent it. */
+  path: z.string().startsWith('/'),
+  headers: headersSchema,
+  body: bodySchema.optional(),
+});
+
+export const responseSchema = z
+  .strictObject({
+    status: z.number().int().min(100).max(599),
+    headers: headersSchema,
+    body: bodySchema.optional(),
+    stream: sseStreamSchema.optional(),
+  })
+  .refine((r) => !(r.body && r.stream), { error: 'a response has a body or a stream, not both' });
+
+/** A request the recorder could not complete upstream (refused, reset, timed out). */
+export const failureSchema = z.strictObject({
+  code: z.string().min(1),
+  message: z.string(),
+});
+
+export const timingSchema = z.strictObject({
+  start: offset,
+  headers: offset.optional(),
+  end: offset.optional(),
+});
+
+export const interactionSchema = z
+  .strictObject({
+    seq,
+    request: requestSchema,
+    response: responseSchema.optional(),
+    failure: failureSchema.optional(),
+    timing: timingSchema,
+  })
+  .refine((i) => i.response !== undefined || i.failure !== undefined, {
+    error: 'an interaction needs a response or a failure',
+  });
+
+export const metaSchema = z.strictObject({
+  recorder: z.string(),
+  /** Base URL of the recorded server, never with credentials. */
+  target: z.string(),
+  recordedAt: z.string(),
+  labels: z.record(z.string(), z.string()).optional(),
+  /** Contract packs that apply to this cassette. */
+  packs: z.array(z.string()).optional(),
+});
+
+export const cassetteSchema = z.strictObject({
+  version: z.literal(CASSETTE_VERSION),
+  meta: metaSchema,
+  interactions: z.array(interactionSchema),
+});
+
+export type Headers = z.infer<typeof headersSchema>;
+export type Body = z.infer<typeof bodySchema>;
+export type SseItem = z.infer<typeof sseItemSchema>;
+export type SseStream = z.infer<typeof sseStreamSchema>;
+export type StreamEnd = z.infer<typeof streamEndSchema>;
+export type RecordedRequest = z.infer<typeof requestSchema>;
+export type RecordedResponse = z.infer<typeof responseSchema>;
+export type Failure = z.infer<typeof failureSchema>;
+export type Timing = z.infer<typeof timingSchema>;
+export type Interaction = z.infer<typeof interactionSchema>;
+export type CassetteMeta = z.infer<typeof metaSchema>;
+export type Cassette = z.infer<typeof cassetteSchema>;

@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { type Interaction, loadCassette } from '../../cassette/index.js';
+import { runCommand } from '../run-command.js';
+
+function eventTypes(interaction: Interaction): string {
+  const events = interaction.response?.stream?.events ?? [];
+  const runs: [string, number][] = [];
+  for (const item of events) {
+    const name = item.comment !== undefined ? ':comment' : (item.event ?? 'message');
+    const last = runs[runs.length - 1];
+    if (last && last[0] === name) last[1]++;
+    else runs.push([name, 1]);
+  }
+  return runs.map(([name, n]) => (n > 1 ? `${name}×${n}` : name)).join(', ');
+}
+
+function duration(i: Interaction): string {
+  return i.timing.end === undefined ? 'open' : `${(i.timing.end - i.timing.start).toFixed(1)} ms`;
+}
+
+/** One readable line per interaction, streams with their event types in order. */
+export function summarizeInteraction(i: Interaction): string {
+  const head = `#${i.seq} ${i.request.method} ${i.request.path}`;
+  if (!i.response) return `${head} → failed (${i.failure?.code}) ${duration(i)}`;
+  const status = `→ ${i.response.status} ${duration(i)}`;
+  const failure = i.failure ? ` failed (${i.failure.code})` : '';
+  const stream = i.response.stream;
+  if (!stream) return `${head} ${status}${failure}`;
+  return `${head} ${status} sse ${stream.events.length} events, ${stream.end}: ${eventTypes(i)}`;
+}
+
+export function registerInspect(program: Command): void {
+  program
+    .command('inspect')
+    .description('load and validate a cassette, then print one line per interaction')
+    .argument('<file>', 'cassette file (YAML)')
+    .addHelpText('after', '\nExample:\n  $ bench inspect cassettes/kiro-native/basic_turn.yaml\n\nExit codes: 0 valid, 2 the file is not a valid cassette (the error names file, line and field).')
+    .action((file: string) =>
+      runCommand(async () => {
+        const cassette = await loadCassette(file);
+        const { meta } = cassette;
+        const labels = Object.entries(meta.labels ?? {})
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ');
+        const out = [
+          `${file}: ${cassette.interactions.length} interactions from ${meta.target}, recorded ${meta.recordedAt} by ${meta.recorder}${labels ? `; ${labels}` : ''}`,
+          ...cassette.interactions.map(summarizeInteraction),
+        ];
+        process.stdout.write(`${out.join('\n')}\n`);
+        return 0;
+      }),
+    );
+}

@@ -1,0 +1,17 @@
+import { UsageError } from '../errors.js';
+
+/** Parses a `--port` value: an integer from 0 (pick a free port) to 65535. */
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 65535) {
+    throw new UsageError(`--port ${JSON.stringify(value)} is not a port; use a number from 0 (any free port) to 65535`);
+  }
+  return n;
+}
+
+/** Parses repeated `--label key=value` flags into a record. */
+export function parseLabel(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const eq = value.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--label ${JSON.stringify(value)} needs the form key=value`);
+  return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
+}

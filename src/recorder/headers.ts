@@ -1,0 +1,32 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Headers } from '../cassette/index.js';
+
+// Hop-by-hop headers (RFC 9110 7.6.1) describe one connection, not the message.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+
+/** End-to-end headers from a node or undici header object, lists kept as lists. */
+export function endToEndHeaders(raw: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Headers {
+  const out: Headers = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower)) continue;
+    out[lower] = Array.isArray(value) ? (value.length === 1 ? (value[0] as string) : [...value]) : value;
+  }
+  return out;
+}
+
+/** The first value of a header, whatever its multiplicity. */
+export function headerValue(headers: Headers, name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

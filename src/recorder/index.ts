@@ -1,0 +1,2 @@
+export { type RecordingProxy, type RecordingProxyOptions, startRecordingProxy } from './recording-proxy.js';
+export { publicTarget } from './target.js';

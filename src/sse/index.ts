@@ -1,0 +1,1 @@
+export { parseSseText, SseParser, type SseFrame, serializeSseFrame } from './parse-sse-stream.js';

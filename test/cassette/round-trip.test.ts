@@ -1,0 +1,79 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeBody, encodeBody, loadCassette, parseCassette, serializeCassette, writeCassetteAtomic } from '../../src/cassette/index.js';
+import { cassetteArb } from './arbitraries.js';
+
+describe('cassette save and load', () => {
+  it('load(save(c)) is c for any valid cassette', () => {
+    fc.assert(
+      fc.property(cassetteArb, (cassette) => {
+        expect(parseCassette(serializeCassette(cassette))).toEqual(cassette);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('writes the same bytes for the same content', () => {
+    fc.assert(
+      fc.property(cassetteArb, (cassette) => {
+        const text = serializeCassette(cassette);
+        expect(serializeCassette(parseCassette(text))).toBe(text);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('keeps the exact bytes of JSON, text and binary bodies', () => {
+    const bytesArb = fc.oneof(
+      fc.uint8Array({ maxLength: 256 }),
+      fc.string({ unit: 'binary' }).map((s) => new TextEncoder().encode(s)),
+      fc.jsonValue().map((v) => new TextEncoder().encode(JSON.stringify(v))),
+      fc.jsonValue().map((v) => new TextEncoder().encode(JSON.stringify(v, null, 1))),
+    );
+    fc.assert(
+      fc.property(bytesArb, (bytes) => {
+        const body = encodeBody(bytes);
+        const back = body === undefined ? Buffer.alloc(0) : decodeBody(parseCassetteBody(body));
+        expect(Buffer.compare(back, Buffer.from(bytes))).toBe(0);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('stores JSON as structure, UTF-8 as text and anything else as base64', () => {
+    expect(encodeBody(Buffer.from('{"a":1}'))).toEqual({ json: { a: 1 } });
+    expect(encodeBody(Buffer.from('{"a": 1}'))).toEqual({ text: '{"a": 1}' });
+    expect(encodeBody(Buffer.from('héllo'))).toEqual({ text: 'héllo' });
+    expect(encodeBody(Buffer.from([0xff, 0x00, 0x10]))).toEqual({ base64: '/wAQ' });
+    expect(encodeBody(Buffer.alloc(0))).toBeUndefined();
+  });
+
+  it('writes through a temp file and leaves no temp behind', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-'));
+    const file = join(dir, 'nested', 'c.yaml');
+    const cassette = fc.sample(cassetteArb, { numRuns: 1, seed: 7 })[0];
+    if (!cassette) throw new Error('no sample');
+    await writeCassetteAtomic(file, cassette);
+    expect(await loadCassette(file)).toEqual(cassette);
+    const { readdir } = await import('node:fs/promises');
+    expect(await readdir(join(dir, 'nested'))).toEqual(['c.yaml']);
+    expect((await readFile(file, 'utf8')).startsWith('# tapedeck cassette')).toBe(true);
+  });
+});
+
+/** Passes a body through a cassette file's text form, as replay would read it. */
+function parseCassetteBody(body: NonNullable<ReturnType<typeof encodeBody>>) {
+  const cassette = parseCassette(
+    serializeCassette({
+      version: 1,
+      meta: { recorder: 't', target: 'http://x', recordedAt: 'now' },
+      interactions: [{ seq: 1, request: { method: 'POST', path: '/', headers: {}, body }, failure: { code: 'x', message: '' }, timing: { start: 0 } }],
+    }),
+  );
+  const stored = cassette.interactions[0]?.request.body;
+  if (!stored) throw new Error('body lost');
+  return stored;
+}

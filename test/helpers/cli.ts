@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_BIN = fileURLToPath(new URL('../../bin/bench.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `bench ...args` to completion as a real process. */
+export async function runBench(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [BENCH_BIN, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
+}
+
+export interface LongRunning {
+  child: ChildProcess;
+  /** The URL from the `listening on ...` first line. */
+  url: string;
+  stderr(): string;
+  /** Resolves when stderr has printed a line containing `text`. */
+  waitForStderr(text: string): Promise<void>;
+  exit(): Promise<number | null>;
+}
+
+/** Starts a long-running `bench` command and waits for its `listening on` line. */
+export async function startBench(args: string[], options: { cwd?: string } = {}): Promise<LongRunning> {
+  const child = spawn(process.execPath, [BENCH_BIN, ...args], {
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const waiters: { text: string; resolve: () => void }[] = [];
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+    for (const w of [...waiters]) {
+      if (stderr.includes(w.text)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  });
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const m = /^listening on (\S+)\n/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    exited.then((code) => reject(new Error(`bench exited (${code}) before listening: ${stderr}`)));
+  });
+  return {
+    child,
+    url,
+    stderr: () => stderr,
+    waitForStderr: (text) =>
+      stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, resolve })),
+    exit: () => exited,
+  };
+}

@@ -1,0 +1,83 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseSseText, SseParser, type SseFrame, serializeSseFrame } from '../../src/sse/index.js';
+
+const lineText = fc.string({ unit: 'grapheme' }).filter((s) => !/[\r\n]/.test(s));
+const frameArb: fc.Arbitrary<SseFrame> = fc.oneof(
+  fc.record({ kind: fc.constant('comment' as const), comment: lineText }),
+  fc
+    .record(
+      {
+        kind: fc.constant('event' as const),
+        event: lineText,
+        data: fc.array(lineText, { minLength: 1, maxLength: 3 }).map((l) => l.join('\n')),
+        id: lineText.filter((s) => !s.includes('\u0000')),
+        retry: fc.nat(),
+      },
+      { requiredKeys: ['kind', 'data'] },
+    )
+    .map((f) => f as SseFrame),
+);
+
+function parseInChunks(bytes: Uint8Array, cuts: number[]): SseFrame[] {
+  const parser = new SseParser();
+  const frames: SseFrame[] = [];
+  let prev = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    frames.push(...parser.push(bytes.subarray(prev, cut)));
+    prev = cut;
+  }
+  frames.push(...parser.push(bytes.subarray(prev)), ...parser.end());
+  return frames;
+}
+
+describe('SseParser', () => {
+  it('parses fields, multi-line data, comments, id and retry', () => {
+    const text = ': hello\nevent: a\ndata: one\ndata:two\nid: 7\nretry: 300\n\ndata: x\n\n';
+    expect(parseSseText(text)).toEqual([
+      { kind: 'comment', comment: ' hello' },
+      { kind: 'event', event: 'a', data: 'one\ntwo', id: '7', retry: 300 },
+      { kind: 'event', data: 'x' },
+    ]);
+  });
+
+  it('accepts CR, LF and CRLF line endings alike', () => {
+    const expected = parseSseText('event: a\ndata: 1\n\n');
+    expect(parseSseText('event: a\r\ndata: 1\r\n\r\n')).toEqual(expected);
+    expect(parseSseText('event: a\rdata: 1\r\r')).toEqual(expected);
+  });
+
+  it('drops a block that never got its blank line, as browsers do', () => {
+    const parser = new SseParser();
+    expect(parser.push('data: done\n\ndata: cut')).toEqual([{ kind: 'event', data: 'done' }]);
+    expect(parser.pending).toBe(true);
+    expect(parser.end()).toEqual([]);
+  });
+
+  it('gives the same frames however the bytes are split, even inside a character or a CRLF', () => {
+    fc.assert(
+      fc.property(
+        fc.array(frameArb, { maxLength: 8 }),
+        fc.boolean(),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        (frames, crlf, rawCuts) => {
+          let text = frames.map(serializeSseFrame).join('');
+          if (crlf) text = text.replaceAll('\n', '\r\n');
+          const bytes = new TextEncoder().encode(text);
+          const cuts = rawCuts.map((c) => (bytes.length === 0 ? 0 : c % (bytes.length + 1)));
+          expect(parseInChunks(bytes, cuts)).toEqual(parseSseText(text));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('parses what it serialises back to the same frames', () => {
+    fc.assert(
+      fc.property(fc.array(frameArb, { maxLength: 8 }), (frames) => {
+        expect(parseSseText(frames.map(serializeSseFrame).join(''))).toEqual(frames);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
