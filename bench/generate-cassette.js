@@ -26,7 +26,14 @@ export function generateCassette(count) {
                 at: at + k,
                 after: seq,
                 event: 'response.output_text.delta',
-                data: JSON.stringify({ sequence_number: k, type: 'response.output_text.delta', delta: `word ${k} `, message_id: `msg_${hex(i)}`, index: k, final: false }),
+                data: JSON.stringify({
+                  sequence_number: k,
+                  type: 'response.output_text.delta',
+                  delta: `word ${k} `,
+                  message_id: `msg_${hex(i)}`,
+                  index: k,
+                  final: false,
+                }),
               })),
             },
           }
@@ -34,24 +41,39 @@ export function generateCassette(count) {
             status: i % 3 === 0 ? 202 : 200,
             headers: { 'content-type': 'application/json', 'content-length': '123' },
             body: {
-              json: i % 3 === 0
-                ? { queued: true, pending_id: `pending_${hex(i)}` }
-                : {
-                    object: 'list',
-                    data: [
-                      { id: hex(i + 1), response_id: `resp_${hex(i)}`, type: 'message', status: 'completed', created_at: 1787000000 + i, role: 'assistant', model: 'kiro-native-ui', content: [{ type: 'output_text', text: `KIRO_NATIVE_OK ${i}` }] },
-                    ],
-                    first_id: hex(i + 1),
-                    last_id: hex(i + 1),
-                    has_more: false,
-                  },
+              json:
+                i % 3 === 0
+                  ? { queued: true, pending_id: `pending_${hex(i)}` }
+                  : {
+                      object: 'list',
+                      data: [
+                        {
+                          id: hex(i + 1),
+                          response_id: `resp_${hex(i)}`,
+                          type: 'message',
+                          status: 'completed',
+                          created_at: 1787000000 + i,
+                          role: 'assistant',
+                          model: 'kiro-native-ui',
+                          content: [{ type: 'output_text', text: `KIRO_NATIVE_OK ${i}` }],
+                        },
+                      ],
+                      first_id: hex(i + 1),
+                      last_id: hex(i + 1),
+                      has_more: false,
+                    },
             },
           };
     interactions.push({ seq, request, response, timing: { start: at, headers: at + 1.5, end: at + 2.75 } });
   }
   return {
     version: 1,
-    meta: { recorder: 'tapedeck bench', target: 'http://127.0.0.1:6767', recordedAt: '2026-01-01T00:00:00.000Z', labels: { harness: 'kiro-native' } },
+    meta: {
+      recorder: 'tapedeck bench',
+      target: 'http://127.0.0.1:6767',
+      recordedAt: '2026-01-01T00:00:00.000Z',
+      labels: { harness: 'kiro-native' },
+    },
     interactions,
   };
 }

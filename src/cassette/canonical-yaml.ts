@@ -16,11 +16,41 @@ const RECORD_KEYS = new Set(['headers', 'labels']);
 const INLINE_FLOW_LIMIT = 100;
 
 const KEY_RANK = [
-  'version', 'meta', 'recorder', 'target', 'recordedAt', 'labels', 'packs', 'interactions',
-  'seq', 'request', 'response', 'failure', 'timing', 'start',
-  'method', 'path', 'status', 'headers', 'body', 'stream',
-  'at', 'after', 'event', 'id', 'retry', 'data', 'comment',
-  'events', 'end', 'error', 'code', 'message', 'json', 'text', 'base64',
+  'version',
+  'meta',
+  'recorder',
+  'target',
+  'recordedAt',
+  'labels',
+  'packs',
+  'interactions',
+  'seq',
+  'request',
+  'response',
+  'failure',
+  'timing',
+  'start',
+  'method',
+  'path',
+  'status',
+  'headers',
+  'body',
+  'stream',
+  'at',
+  'after',
+  'event',
+  'id',
+  'retry',
+  'data',
+  'comment',
+  'events',
+  'end',
+  'error',
+  'code',
+  'message',
+  'json',
+  'text',
+  'base64',
 ];
 const rankOf = new Map(KEY_RANK.map((k, i) => [k, i]));
 
@@ -101,13 +131,7 @@ function orderedObject(value: unknown, isRecord: boolean): unknown {
   return isPlainObject(value) ? Object.fromEntries(orderedEntries(value, isRecord)) : value;
 }
 
-function pushMapping(
-  out: string[],
-  obj: Record<string, unknown>,
-  indent: number,
-  isRecord: boolean,
-  firstPrefix?: string,
-): void {
+function pushMapping(out: string[], obj: Record<string, unknown>, indent: number, isRecord: boolean, firstPrefix?: string): void {
   const pad = ' '.repeat(indent);
   let first = true;
   for (const [key, value] of orderedEntries(obj, isRecord)) {

@@ -1,11 +1,6 @@
 import { TapedeckError } from '../errors.js';
 
-export type CassetteErrorCode =
-  | 'cassette_unreadable'
-  | 'cassette_yaml'
-  | 'cassette_version'
-  | 'cassette_schema'
-  | 'cassette_unwritable';
+export type CassetteErrorCode = 'cassette_unreadable' | 'cassette_yaml' | 'cassette_version' | 'cassette_schema' | 'cassette_unwritable';
 
 /**
  * A cassette that cannot be read or written. The message starts with

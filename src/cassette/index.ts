@@ -1,5 +1,6 @@
 export { decodeBody, encodeBody } from './body.js';
 export { CassetteError, type CassetteErrorCode } from './errors.js';
+export { cassetteJsonSchema } from './json-schema.js';
 export { loadCassette, parseCassette } from './load.js';
 export { ALWAYS_REDACTED_HEADERS, redactCassette, redactionPlaceholder } from './redact.js';
 export { serializeCassette, writeCassetteAtomic, writeFileAtomic } from './save.js';
@@ -19,4 +20,3 @@ export {
   type StreamEnd,
   type Timing,
 } from './schema.js';
-export { cassetteJsonSchema } from './json-schema.js';

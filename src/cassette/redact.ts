@@ -1,13 +1,7 @@
 import type { Cassette, Headers, Interaction } from './schema.js';
 
 /** Headers whose values never reach disk, whatever the caller configured. */
-export const ALWAYS_REDACTED_HEADERS: readonly string[] = [
-  'authorization',
-  'proxy-authorization',
-  'cookie',
-  'set-cookie',
-  'x-api-key',
-];
+export const ALWAYS_REDACTED_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
 
 /** The stable stand-in written in place of a secret header value. */
 export function redactionPlaceholder(name: string): string {

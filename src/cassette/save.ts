@@ -67,7 +67,11 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
   }
   // Persist the rename itself; not every file system lets a folder be fsynced.
   const dirHandle = await open(dir, 'r').catch(() => undefined);
-  if (dirHandle) await dirHandle.sync().catch(() => {}).finally(() => dirHandle.close());
+  if (dirHandle)
+    await dirHandle
+      .sync()
+      .catch(() => {})
+      .finally(() => dirHandle.close());
 }
 
 /** Redacts, serialises and atomically writes a cassette. */

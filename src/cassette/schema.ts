@@ -15,11 +15,7 @@ export const headersSchema = z.record(z.string(), z.union([z.string(), z.array(z
 
 /** A body is stored as exactly one of: parsed JSON, UTF-8 text, or base64 bytes. */
 export const bodySchema = z.union(
-  [
-    z.strictObject({ json: z.unknown() }),
-    z.strictObject({ text: z.string() }),
-    z.strictObject({ base64: z.base64() }),
-  ],
+  [z.strictObject({ json: z.unknown() }), z.strictObject({ text: z.string() }), z.strictObject({ base64: z.base64() })],
   { error: 'expected a body with exactly one of json, text or base64' },
 );
 

@@ -2,16 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Headers } from '../cassette/index.js';
 
 // Hop-by-hop headers (RFC 9110 7.6.1) describe one connection, not the message.
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-]);
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
 
 /** End-to-end headers from a node or undici header object, lists kept as lists. */
 export function endToEndHeaders(raw: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Headers {

@@ -1,16 +1,9 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Agent, errors as undiciErrors, request } from 'undici';
-import {
-  type Cassette,
-  CASSETTE_VERSION,
-  encodeBody,
-  type Interaction,
-  type SseItem,
-  type SseStream,
-} from '../cassette/index.js';
-import { SseParser, type SseFrame } from '../sse/index.js';
+import { Agent, request, errors as undiciErrors } from 'undici';
+import { CASSETTE_VERSION, type Cassette, encodeBody, type Interaction, type SseItem, type SseStream } from '../cassette/index.js';
+import { type SseFrame, SseParser } from '../sse/index.js';
 import { TAPEDECK_VERSION } from '../version.js';
 import { endToEndHeaders, headerValue } from './headers.js';
 import { publicTarget, type TargetUrl } from './target.js';

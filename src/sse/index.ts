@@ -1,1 +1,1 @@
-export { parseSseText, SseParser, type SseFrame, serializeSseFrame } from './parse-sse-stream.js';
+export { parseSseText, type SseFrame, SseParser, serializeSseFrame } from './parse-sse-stream.js';

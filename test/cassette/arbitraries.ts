@@ -45,7 +45,10 @@ export const interactionArb: fc.Arbitrary<Omit<Interaction, 'seq'>> = fc.record(
       { requiredKeys: ['method', 'path', 'headers'] },
     ),
     response: fc.oneof(
-      fc.record({ status: fc.integer({ min: 100, max: 599 }), headers: headersArb, body: bodyArb }, { requiredKeys: ['status', 'headers'] }),
+      fc.record(
+        { status: fc.integer({ min: 100, max: 599 }), headers: headersArb, body: bodyArb },
+        { requiredKeys: ['status', 'headers'] },
+      ),
       fc.record({
         status: fc.constant(200),
         headers: headersArb,

@@ -8,12 +8,18 @@ import { cassetteArb, jsonValueArb } from './arbitraries.js';
 describe('canonical YAML', () => {
   it('reads back exactly what a full YAML parser reads, for any JSON-like document', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string().filter((k) => k !== '__proto__'), fc.oneof(jsonValueArb, fc.record({ json: jsonValueArb }))), (doc) => {
-        const text = writeCanonicalYaml(doc);
-        const fast = readCanonicalYaml(text);
-        expect(fast).toEqual(YAML.parse(text) ?? undefined);
-        expect(fast ?? {}).toEqual(doc);
-      }),
+      fc.property(
+        fc.dictionary(
+          fc.string().filter((k) => k !== '__proto__'),
+          fc.oneof(jsonValueArb, fc.record({ json: jsonValueArb })),
+        ),
+        (doc) => {
+          const text = writeCanonicalYaml(doc);
+          const fast = readCanonicalYaml(text);
+          expect(fast).toEqual(YAML.parse(text) ?? undefined);
+          expect(fast ?? {}).toEqual(doc);
+        },
+      ),
       { numRuns: 400 },
     );
   });
@@ -35,7 +41,15 @@ describe('canonical YAML', () => {
   });
 
   it('declines text outside the canonical subset so a full parser takes over', () => {
-    for (const text of ['"__proto__": 1\n', 'a: 1 # note\n', 'a: &x 1\nb: *x\n', 'a:\n- 1\n', 'a: plain words\n', '---\na: 1\n', 'a:\n\t- 1\n']) {
+    for (const text of [
+      '"__proto__": 1\n',
+      'a: 1 # note\n',
+      'a: &x 1\nb: *x\n',
+      'a:\n- 1\n',
+      'a: plain words\n',
+      '---\na: 1\n',
+      'a:\n\t- 1\n',
+    ]) {
       expect(readCanonicalYaml(text), text).toBeUndefined();
     }
   });

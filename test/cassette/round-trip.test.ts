@@ -70,7 +70,9 @@ function parseCassetteBody(body: NonNullable<ReturnType<typeof encodeBody>>) {
     serializeCassette({
       version: 1,
       meta: { recorder: 't', target: 'http://x', recordedAt: 'now' },
-      interactions: [{ seq: 1, request: { method: 'POST', path: '/', headers: {}, body }, failure: { code: 'x', message: '' }, timing: { start: 0 } }],
+      interactions: [
+        { seq: 1, request: { method: 'POST', path: '/', headers: {}, body }, failure: { code: 'x', message: '' }, timing: { start: 0 } },
+      ],
     }),
   );
   const stored = cassette.interactions[0]?.request.body;

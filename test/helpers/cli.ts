@@ -66,8 +66,7 @@ export async function startBench(args: string[], options: { cwd?: string } = {})
     child,
     url,
     stderr: () => stderr,
-    waitForStderr: (text) =>
-      stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, resolve })),
+    waitForStderr: (text) => (stderr.includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, resolve }))),
     exit: () => exited,
   };
 }

@@ -9,9 +9,7 @@ export interface TestServer {
 }
 
 /** Starts a node:http server on a free loopback port; close() also drops open sockets. */
-export async function startServer(
-  handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>,
-): Promise<TestServer> {
+export async function startServer(handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>): Promise<TestServer> {
   const server = createServer((req, res) => {
     Promise.resolve(handler(req, res)).catch((err) => {
       if (!res.headersSent) res.writeHead(500);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseSseText, SseParser, type SseFrame, serializeSseFrame } from '../../src/sse/index.js';
+import { parseSseText, type SseFrame, SseParser, serializeSseFrame } from '../../src/sse/index.js';
 
 const lineText = fc.string({ unit: 'grapheme' }).filter((s) => !/[\r\n]/.test(s));
 const frameArb: fc.Arbitrary<SseFrame> = fc.oneof(
@@ -56,18 +56,13 @@ describe('SseParser', () => {
 
   it('gives the same frames however the bytes are split, even inside a character or a CRLF', () => {
     fc.assert(
-      fc.property(
-        fc.array(frameArb, { maxLength: 8 }),
-        fc.boolean(),
-        fc.array(fc.nat(), { maxLength: 12 }),
-        (frames, crlf, rawCuts) => {
-          let text = frames.map(serializeSseFrame).join('');
-          if (crlf) text = text.replaceAll('\n', '\r\n');
-          const bytes = new TextEncoder().encode(text);
-          const cuts = rawCuts.map((c) => (bytes.length === 0 ? 0 : c % (bytes.length + 1)));
-          expect(parseInChunks(bytes, cuts)).toEqual(parseSseText(text));
-        },
-      ),
+      fc.property(fc.array(frameArb, { maxLength: 8 }), fc.boolean(), fc.array(fc.nat(), { maxLength: 12 }), (frames, crlf, rawCuts) => {
+        let text = frames.map(serializeSseFrame).join('');
+        if (crlf) text = text.replaceAll('\n', '\r\n');
+        const bytes = new TextEncoder().encode(text);
+        const cuts = rawCuts.map((c) => (bytes.length === 0 ? 0 : c % (bytes.length + 1)));
+        expect(parseInChunks(bytes, cuts)).toEqual(parseSseText(text));
+      }),
       { numRuns: 300 },
     );
   });

@@ -34,7 +34,10 @@ export function registerInspect(program: Command): void {
     .command('inspect')
     .description('load and validate a cassette, then print one line per interaction')
     .argument('<file>', 'cassette file (YAML)')
-    .addHelpText('after', '\nExample:\n  $ bench inspect cassettes/kiro-native/basic_turn.yaml\n\nExit codes: 0 valid, 2 the file is not a valid cassette (the error names file, line and field).')
+    .addHelpText(
+      'after',
+      '\nExample:\n  $ bench inspect cassettes/kiro-native/basic_turn.yaml\n\nExit codes: 0 valid, 2 the file is not a valid cassette (the error names file, line and field).',
+    )
     .action((file: string) =>
       runCommand(async () => {
         const cassette = await loadCassette(file);
