@@ -1,9 +1,9 @@
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Agent, request, errors as undiciErrors } from 'undici';
+import { Writable } from 'node:stream';
+import { Agent, errors as undiciErrors, stream as undiciStream } from 'undici';
 import { CASSETTE_VERSION, type Cassette, encodeBody, type Interaction, type SseItem, type SseStream } from '../cassette/index.js';
 import { type SseFrame, SseParser } from '../sse/index.js';
+import { listen } from '../net/listen.js';
 import { TAPEDECK_VERSION } from '../version.js';
 import { endToEndHeaders, headerValue } from './headers.js';
 import { publicTarget, type TargetUrl } from './target.js';
@@ -60,14 +60,6 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Writes a chunk, waiting for the client to drain; false when the client is gone. */
-async function writeChunk(res: ServerResponse, chunk: Uint8Array): Promise<boolean> {
-  if (res.destroyed) return false;
-  if (res.write(chunk)) return true;
-  await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  return !res.destroyed;
-}
-
 /**
  * Starts a reverse proxy that forwards every request to `target` unchanged and
  * records the traffic on one timeline. Response chunks reach the client as
@@ -84,6 +76,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     keepAliveTimeout: 10_000,
   });
   const active = new Map<Promise<void>, (reason: StopReason) => void>();
+  // Bodies stay raw bytes while recording; choosing JSON, text or base64 waits for a snapshot.
+  const rawBodies = new WeakMap<object, Buffer>();
   let closing = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -118,61 +112,62 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     stopReason: () => StopReason | undefined,
   ): Promise<void> {
     const bodyBytes = await readAll(req);
-    const requestBody = encodeBody(bodyBytes);
-    if (requestBody) interaction.request.body = requestBody;
+    if (bodyBytes.byteLength > 0) rawBodies.set(interaction.request, bodyBytes);
 
-    let upstream: Awaited<ReturnType<typeof request>>;
-    try {
-      upstream = await request(target.resolve(interaction.request.path), {
-        method: interaction.request.method as 'GET',
-        headers: interaction.request.headers,
-        body: bodyBytes.byteLength > 0 ? bodyBytes : null,
-        dispatcher: agent,
-        signal,
-      });
-    } catch (err) {
-      const code = stopReason() ? 'client_aborted' : failureCode(err);
-      const message = `${interaction.request.method} ${interaction.request.path}: ${errorText(err)}`;
-      interaction.failure = { code, message };
-      interaction.timing.end = timeline.now();
-      if (!stopReason()) {
-        log(`upstream ${target.display} failed (${code}) for ${message}`);
-        const body = JSON.stringify({ error: { code, message: `tapedeck proxy: ${message}` } });
-        res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-        res.end(body);
-      }
-      return;
-    }
-
-    interaction.timing.headers = timeline.now();
-    const headers = endToEndHeaders(upstream.headers);
-    const status = upstream.statusCode;
-    const isSse = (headerValue(headers, 'content-type') ?? '').toLowerCase().startsWith('text/event-stream');
-    res.writeHead(status, headers);
-    res.flushHeaders();
-
-    const stream: SseStream | undefined = isSse ? { events: [], end: 'server-closed' } : undefined;
-    interaction.response = stream ? { status, headers, stream } : { status, headers };
-    const parser = stream ? new SseParser() : undefined;
+    let stream: SseStream | undefined;
+    let parser: SseParser | undefined;
     const chunks: Buffer[] = [];
-    let clientGone = false;
     try {
-      for await (const chunk of upstream.body) {
-        const at = timeline.now();
-        const after = timeline.lastSeq;
-        if (!clientGone) clientGone = !(await writeChunk(res, chunk as Buffer));
-        if (parser && stream) {
-          for (const frame of parser.push(chunk as Buffer)) stream.events.push(toItem(frame, at, after));
-        } else {
-          chunks.push(chunk as Buffer);
-        }
-      }
-      if (parser && stream) {
-        for (const frame of parser.end()) stream.events.push(toItem(frame, timeline.now(), timeline.lastSeq));
-      }
+      await undiciStream(
+        target.resolve(interaction.request.path),
+        {
+          method: interaction.request.method as 'GET',
+          headers: interaction.request.headers,
+          body: bodyBytes.byteLength > 0 ? bodyBytes : null,
+          dispatcher: agent,
+          signal,
+        },
+        ({ statusCode, headers: rawHeaders }) => {
+          interaction.timing.headers = timeline.now();
+          const headers = endToEndHeaders(rawHeaders);
+          const isSse = (headerValue(headers, 'content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+          res.writeHead(statusCode, headers);
+          res.flushHeaders();
+          if (isSse) {
+            stream = { events: [], end: 'server-closed' };
+            parser = new SseParser();
+          }
+          interaction.response = stream ? { status: statusCode, headers, stream } : { status: statusCode, headers };
+          // A plain Writable keeps each chunk on the synchronous path from upstream socket to client socket.
+          return new Writable({
+            write(chunk: Buffer, _encoding, done) {
+              const at = timeline.now();
+              const after = timeline.lastSeq;
+              const flushed = res.destroyed || res.write(chunk);
+              if (parser && stream) {
+                for (const frame of parser.push(chunk)) stream.events.push(toItem(frame, at, after));
+              } else {
+                chunks.push(chunk);
+              }
+              if (flushed) done();
+              else res.once('drain', () => done());
+            },
+            final(done) {
+              if (parser && stream) {
+                for (const frame of parser.end()) stream.events.push(toItem(frame, timeline.now(), timeline.lastSeq));
+              }
+              done();
+            },
+          });
+        },
+      );
       res.end();
     } catch (err) {
       const reason = stopReason();
+      if (!interaction.response) {
+        recordUnreachable(interaction, res, err, reason);
+        return;
+      }
       if (stream) {
         stream.end = reason === 'client' ? 'client-closed' : reason === 'proxy' ? 'proxy-closed' : 'broken';
         if (!reason) stream.error = errorText(err);
@@ -185,12 +180,21 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       } else if (reason === 'proxy') {
         res.end();
       }
+    } finally {
+      if (!stream && interaction.response && chunks.length > 0) rawBodies.set(interaction.response, Buffer.concat(chunks));
+      interaction.timing.end = timeline.now();
     }
-    if (!stream) {
-      const body = encodeBody(Buffer.concat(chunks));
-      if (body && interaction.response) interaction.response.body = body;
-    }
-    interaction.timing.end = timeline.now();
+  }
+
+  function recordUnreachable(interaction: Interaction, res: ServerResponse, err: unknown, reason: StopReason | undefined): void {
+    const code = reason ? 'client_aborted' : failureCode(err);
+    const message = `${interaction.request.method} ${interaction.request.path}: ${errorText(err)}`;
+    interaction.failure = { code, message };
+    if (reason) return;
+    log(`upstream ${target.display} failed (${code}) for ${message}`);
+    const body = JSON.stringify({ error: { code, message: `tapedeck proxy: ${message}` } });
+    res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
   }
 
   const server = createServer((req, res) => {
@@ -205,10 +209,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       res.end();
     });
   });
-  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  const host = options.host ?? '127.0.0.1';
+  const { port, url } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
 
   const cassette = (): Cassette => ({
     version: CASSETTE_VERSION,
@@ -218,11 +219,19 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       recordedAt,
       ...(options.labels && Object.keys(options.labels).length > 0 ? { labels: { ...options.labels } } : {}),
     },
-    interactions: structuredClone(timeline.interactions),
+    interactions: timeline.interactions.map((i) => withBodies(structuredClone(i), i)),
   });
 
+  function withBodies(copy: Interaction, original: Interaction): Interaction {
+    const requestBody = encodeBody(rawBodies.get(original.request) ?? Buffer.alloc(0));
+    if (requestBody) copy.request.body = requestBody;
+    const responseBody = original.response && encodeBody(rawBodies.get(original.response) ?? Buffer.alloc(0));
+    if (copy.response && responseBody) copy.response.body = responseBody;
+    return copy;
+  }
+
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url,
     port,
     cassette,
     async close() {

@@ -33,6 +33,11 @@ Example:
     )
     .action((flags: ProxyFlags) =>
       runCommand(async () => {
+        // Handlers go in before the URL is printed: a script may signal as soon as it reads it.
+        const stopped = new Promise<NodeJS.Signals>((resolve) => {
+          process.once('SIGINT', () => resolve('SIGINT'));
+          process.once('SIGTERM', () => resolve('SIGTERM'));
+        });
         const proxy = await startRecordingProxy({
           target: flags.target,
           port: flags.port,
@@ -41,10 +46,7 @@ Example:
           log: (line) => process.stderr.write(`bench proxy: ${line}\n`),
         });
         process.stdout.write(`listening on ${proxy.url}\n`);
-        const signal = await new Promise<NodeJS.Signals>((resolve) => {
-          process.once('SIGINT', () => resolve('SIGINT'));
-          process.once('SIGTERM', () => resolve('SIGTERM'));
-        });
+        const signal = await stopped;
         process.stderr.write(`bench proxy: ${signal}: closing open streams\n`);
         const cassette = await proxy.close();
         process.stderr.write(`bench proxy: saving cassette ${flags.cassette}\n`);

@@ -1,0 +1,18 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from '../errors.js';
+
+/** Listens on host:port (0 = any free port); a busy or forbidden port is a UsageError. */
+export async function listen(server: Server, port: number, host: string): Promise<{ port: number; url: string }> {
+  server.listen(port, host);
+  try {
+    await once(server, 'listening');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? 'the port is in use' : code === 'EACCES' ? 'permission denied' : (err as Error).message;
+    throw new UsageError(`cannot listen on ${host}:${port}: ${why}; pick another --port, or 0 for any free port`, { cause: err });
+  }
+  const actual = (server.address() as AddressInfo).port;
+  return { port: actual, url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}` };
+}
