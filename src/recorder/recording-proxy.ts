@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { Writable } from 'node:stream';
 import { Agent, errors as undiciErrors, stream as undiciStream } from 'undici';
 import { CASSETTE_VERSION, type Cassette, encodeBody, type Interaction, type SseItem, type SseStream } from '../cassette/index.js';
-import { type SseFrame, SseParser } from '../sse/index.js';
 import { listen } from '../net/listen.js';
+import { type SseFrame, SseParser } from '../sse/index.js';
 import { TAPEDECK_VERSION } from '../version.js';
 import { endToEndHeaders, headerValue } from './headers.js';
 import { publicTarget, type TargetUrl } from './target.js';
