@@ -2,6 +2,7 @@ export { decodeBody, encodeBody } from './body.js';
 export { CassetteError, type CassetteErrorCode } from './errors.js';
 export { cassetteJsonSchema } from './json-schema.js';
 export { loadCassette, parseCassette } from './load.js';
+export { currentFolders, folderReplacer, type MachineFolders, makePortable } from './portable-paths.js';
 export { ALWAYS_REDACTED_HEADERS, redactCassette, redactionPlaceholder } from './redact.js';
 export { serializeCassette, writeCassetteAtomic, writeFileAtomic } from './save.js';
 export {

@@ -3,17 +3,18 @@ import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeCanonicalYaml } from './canonical-yaml.js';
 import { CassetteError } from './errors.js';
+import { makePortable } from './portable-paths.js';
 import { redactCassette } from './redact.js';
 import { type Cassette, cassetteSchema } from './schema.js';
 
 const HEADER = 'tapedeck cassette, format v1. Written by the tool; check a hand edit with `bench inspect FILE`.';
 
 /**
- * Serialises a cassette to canonical YAML after redaction: the same cassette
- * always gives the same bytes.
+ * Serialises a cassette to canonical YAML after redaction and after replacing
+ * this machine's folders with placeholders: the same cassette gives the same bytes.
  */
 export function serializeCassette(cassette: Cassette): string {
-  const clean = cassetteSchema.parse(redactCassette(cassette));
+  const clean = cassetteSchema.parse(makePortable(redactCassette(cassette)));
   return writeCanonicalYaml(clean as unknown as Record<string, unknown>, HEADER);
 }
 

@@ -3,6 +3,8 @@ import { TapedeckError } from '../errors.js';
 import { TAPEDECK_VERSION } from '../version.js';
 import { registerInspect } from './commands/inspect.js';
 import { registerProxy } from './commands/proxy.js';
+import { registerRecord } from './commands/record.js';
+import { registerSim } from './commands/sim.js';
 import { EXIT, printError, setVerbose } from './run-command.js';
 
 /** Builds the `bench` program with every command registered. */
@@ -15,8 +17,10 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error: ') ? `bench: ${s.slice(7)}` : s) })
     .hook('preAction', (cmd) => setVerbose(Boolean(cmd.opts().verbose)));
+  registerRecord(program);
   registerProxy(program);
   registerInspect(program);
+  registerSim(program);
   for (const cmd of program.commands) cmd.exitOverride().showSuggestionAfterError(true);
   program.addHelpText('after', '\nRun `bench <command> --help` for the options and an example of each command.');
   return program;

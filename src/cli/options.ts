@@ -15,3 +15,17 @@ export function parseLabel(value: string, previous: Record<string, string> = {})
   if (eq <= 0) throw new UsageError(`--label ${JSON.stringify(value)} needs the form key=value`);
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
+
+/** Parses a `--seed`: a non-negative integer. */
+export function parseSeed(value: string): number {
+  if (!/^\d{1,10}$/.test(value)) throw new UsageError(`--seed ${JSON.stringify(value)} must be a whole number, e.g. --seed 1`);
+  return Number(value);
+}
+
+/** Parses a duration flag in whole milliseconds (0 to one minute). */
+export function parseWholeMs(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n > 60_000)
+    throw new UsageError(`${JSON.stringify(value)} is not a duration; give whole milliseconds from 0 to 60000`);
+  return n;
+}

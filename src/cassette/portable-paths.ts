@@ -1,0 +1,76 @@
+import { homedir, tmpdir } from 'node:os';
+import type { Body, Cassette, Headers, Interaction } from './schema.js';
+
+/** The folders of the recording machine that cassettes name by placeholder instead. */
+export interface MachineFolders {
+  workspace: string;
+  home: string;
+  tmp: string;
+}
+
+export function currentFolders(): MachineFolders {
+  return { workspace: process.cwd(), home: homedir(), tmp: tmpdir() };
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A function replacing each folder by `<workspace>`, `<home>` or `<tmp>`,
+ * longest first, and only as a whole path prefix (`/tmp` is not in `/var/tmp`).
+ */
+export function folderReplacer(folders: MachineFolders): (s: string) => string {
+  const entries = Object.entries(folders)
+    .map(([name, path]) => [name, path.replace(/\/+$/, '')] as const)
+    .filter(([, path]) => path.split('/').filter(Boolean).length >= 1 && path.length > 1)
+    .sort((a, b) => b[1].length - a[1].length);
+  if (entries.length === 0) return (s) => s;
+  const pattern = new RegExp(`(?<![\\w.-])(${entries.map(([, p]) => escapeRegExp(p)).join('|')})(?=[/\\\\"'\\s:;,)\\]}]|$)`, 'g');
+  const byPath = new Map(entries.map(([name, path]) => [path, `<${name}>`]));
+  return (s) => (s.includes('/') ? s.replace(pattern, (m) => byPath.get(m) ?? m) : s);
+}
+
+function mapJson(value: unknown, f: (s: string) => string): unknown {
+  if (typeof value === 'string') return f(value);
+  if (Array.isArray(value)) return value.map((v) => mapJson(v, f));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [f(k), mapJson(v, f)]));
+  }
+  return value;
+}
+
+function mapHeaders(headers: Headers, f: (s: string) => string): Headers {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.map(f) : f(v)]));
+}
+
+function mapBody(body: Body | undefined, f: (s: string) => string): Body | undefined {
+  if (!body) return body;
+  if ('json' in body) return { json: mapJson(body.json, f) };
+  if ('text' in body) return { text: f(body.text) };
+  return body;
+}
+
+function mapInteraction(i: Interaction, f: (s: string) => string): Interaction {
+  const requestBody = mapBody(i.request.body, f);
+  const request = {
+    ...i.request,
+    path: f(i.request.path),
+    headers: mapHeaders(i.request.headers, f),
+    ...(requestBody ? { body: requestBody } : {}),
+  };
+  if (!i.response) return { ...i, request };
+  const { body, stream, ...head } = i.response;
+  const responseBody = mapBody(body, f);
+  const response = {
+    ...head,
+    headers: mapHeaders(i.response.headers, f),
+    ...(responseBody ? { body: responseBody } : {}),
+    ...(stream ? { stream: { ...stream, events: stream.events.map((e) => (e.data === undefined ? e : { ...e, data: f(e.data) })) } } : {}),
+  };
+  return { ...i, request, response };
+}
+
+/** Replaces the recording machine's folders in every string of the cassette with placeholders. */
+export function makePortable(cassette: Cassette, folders: MachineFolders = currentFolders()): Cassette {
+  const f = folderReplacer(folders);
+  return { ...cassette, interactions: cassette.interactions.map((i) => mapInteraction(i, f)) };
+}

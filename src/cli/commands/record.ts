@@ -1,0 +1,79 @@
+import type { Command } from 'commander';
+import { recordableHarnessIds } from '../../harnesses/index.js';
+import { type Manifest, PROBE_NAMES, recordHarness, VERDICT_SYMBOL } from '../../probes/index.js';
+import { parseSeed, parseWholeMs } from '../options.js';
+import { runCommand } from '../run-command.js';
+
+interface RecordFlags {
+  harness: string;
+  server?: string;
+  probes?: string;
+  out: string;
+  seed: number;
+  latency: number;
+  json?: boolean;
+}
+
+/** The verdict table printed at the end of `bench record`. */
+export function verdictTable(manifest: Manifest): string {
+  const rows = manifest.probes.map((p) => [p.probe, p.priority, p.declared ?? '-', `${VERDICT_SYMBOL[p.verdict]} ${p.verdict}`, p.reason]);
+  const head = ['probe', 'prio', 'declared', 'verdict', 'reason'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ');
+  return [line(head), ...rows.map(line)].join('\n');
+}
+
+export function registerRecord(program: Command): void {
+  program
+    .command('record')
+    .description('run the probe suite for a harness through the recording proxy; one cassette per probe plus a manifest of verdicts')
+    .requiredOption('--harness <id>', `native-tui harness: ${recordableHarnessIds().join(', ')}`)
+    .option('--server <url>', 'a live omnigent server to record; without it the embedded simulator runs')
+    .option('--probes <list>', `comma-separated subset of: ${PROBE_NAMES.join(', ')}`)
+    .option('--out <dir>', 'folder for <harness>/<probe>.yaml and <harness>/manifest.yaml', 'cassettes')
+    .option('--seed <n>', 'simulator seed: the same seed gives the same ids', parseSeed, 1)
+    .option('--latency <ms>', 'simulator pause between stream events, like a vendor', parseWholeMs, 2)
+    .option('--json', 'print the manifest as JSON instead of the table')
+    .addHelpText(
+      'after',
+      `
+Without --server, tapedeck starts its omnigent session API simulator on
+127.0.0.1, so this works offline on a fresh clone. With --server, the probes
+run against that server (it needs a host daemon and the vendor CLI logged in).
+
+Exit codes: 0 no drift, 1 a probe's observed capability differs from the
+declared one (DRIFT), 2 usage error or unreachable server.
+
+Examples:
+  $ bench record --harness kiro-native
+  $ bench record --harness claude-native --server http://127.0.0.1:6767 --probes basic_turn,streaming`,
+    )
+    .action((flags: RecordFlags) =>
+      runCommand(async () => {
+        const human = !flags.json;
+        const manifest = await recordHarness({
+          harness: flags.harness,
+          server: flags.server,
+          probes: flags.probes
+            ?.split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+          outDir: flags.out,
+          simulator: { seed: flags.seed, latencyMs: flags.latency },
+          onProgress: (e) => {
+            if (!human) return;
+            if (e.kind === 'start') process.stderr.write(`  ${e.probe} ... `);
+            else process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
+          },
+        });
+        if (flags.json) {
+          process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
+        } else {
+          process.stdout.write(
+            `${manifest.harness} against ${manifest.target}: cassettes in ${flags.out}/${manifest.harness}/\n\n${verdictTable(manifest)}\n`,
+          );
+        }
+        return manifest.probes.some((p) => p.verdict === 'DRIFT') ? 1 : 0;
+      }),
+    );
+}

@@ -1,0 +1,1 @@
+export { findHarness, HARNESS_PROFILES, type HarnessProfile, harnessProfileSchema, recordableHarnessIds } from './profiles.js';

@@ -1,0 +1,7 @@
+export { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
+export { ProvisioningError, ServerResponseError } from './errors.js';
+export { loadManifest, type Manifest, manifestSchema, type ProbeResult } from './manifest.js';
+export { markerFor, PROBE_NAMES, PROBES, type ProbeName } from './probes.js';
+export { NATIVE_TUI_PACKS, type RecordOptions, recordableHarness, recordHarness, SIMULATOR_TIMINGS } from './record-harness.js';
+export { emptyTurnResult, type TurnResult, turnResultSchema } from './turn-result.js';
+export { reconcile, VERDICT_SYMBOL, type Verdict, verdictSchema } from './verdict.js';

@@ -1,0 +1,53 @@
+import { readFile } from 'node:fs/promises';
+import { parse } from 'yaml';
+import { z } from 'zod';
+import { writeCanonicalYaml } from '../cassette/canonical-yaml.js';
+import { writeFileAtomic } from '../cassette/index.js';
+import { TapedeckError } from '../errors.js';
+import { PROBE_NAMES } from './probes.js';
+import { verdictSchema } from './verdict.js';
+
+export const probeResultSchema = z.strictObject({
+  probe: z.enum(PROBE_NAMES),
+  priority: z.enum(['P0', 'P1']),
+  declared: verdictSchema.optional(),
+  observed: verdictSchema,
+  verdict: verdictSchema,
+  reason: z.string(),
+  /** The probe's cassette, relative to the manifest; absent when it ran no traffic. */
+  cassette: z.string().optional(),
+});
+
+/** What `bench record` concluded for one harness: each probe's verdict and why. */
+export const manifestSchema = z.strictObject({
+  version: z.literal(1),
+  harness: z.string(),
+  target: z.string(),
+  recordedAt: z.string(),
+  probes: z.array(probeResultSchema),
+});
+export type ProbeResult = z.infer<typeof probeResultSchema>;
+export type Manifest = z.infer<typeof manifestSchema>;
+
+export async function writeManifest(file: string, manifest: Manifest): Promise<void> {
+  const text = writeCanonicalYaml(
+    manifestSchema.parse(manifest) as unknown as Record<string, unknown>,
+    'tapedeck record manifest: the verdict of each probe.',
+  );
+  await writeFileAtomic(file, text);
+}
+
+export async function loadManifest(file: string): Promise<Manifest> {
+  let raw: unknown;
+  try {
+    raw = parse(await readFile(file, 'utf8'));
+  } catch (cause) {
+    throw new TapedeckError('manifest_unreadable', `${file}: cannot be read as YAML: ${(cause as Error).message}`, { cause });
+  }
+  const result = manifestSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new TapedeckError('manifest_invalid', `${file} ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid manifest'}`);
+  }
+  return result.data;
+}

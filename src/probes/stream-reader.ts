@@ -1,0 +1,122 @@
+import { type Dispatcher, request } from 'undici';
+import { SseParser } from '../sse/index.js';
+import { INTERNAL_ORIGIN } from './session-client.js';
+
+export interface StreamEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+interface Waiter {
+  from: number;
+  match: (e: StreamEvent) => boolean;
+  resolve: (e: StreamEvent | undefined) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * A subscription to a session stream: collects events as they arrive and lets
+ * the driver wait for the one it needs next, with a timeout.
+ */
+export class StreamReader {
+  readonly events: StreamEvent[] = [];
+  private readonly controller = new AbortController();
+  private waiters: Waiter[] = [];
+  private ended = false;
+  private lastEventAt = Date.now();
+  error: string | undefined;
+
+  private constructor() {}
+
+  /** Opens the stream and resolves once the server's subscription-ready heartbeat arrived. */
+  static async open(baseUrl: string, sessionId: string, dispatcher: Dispatcher, timeoutMs: number): Promise<StreamReader> {
+    const reader = new StreamReader();
+    const res = await request(`${baseUrl}/v1/sessions/${sessionId}/stream`, {
+      dispatcher,
+      signal: reader.controller.signal,
+      headers: { origin: INTERNAL_ORIGIN, accept: 'text/event-stream' },
+    });
+    if (res.statusCode !== 200) {
+      const body = await res.body.text();
+      throw new Error(`stream answered ${res.statusCode}: ${body.slice(0, 200)}`);
+    }
+    reader.pump(res.body);
+    await reader.waitFor(() => true, timeoutMs);
+    return reader;
+  }
+
+  private async pump(body: AsyncIterable<Buffer>): Promise<void> {
+    const parser = new SseParser();
+    try {
+      for await (const chunk of body) {
+        for (const frame of parser.push(chunk)) {
+          if (frame.kind !== 'event' || frame.data === undefined || frame.data === '[DONE]') continue;
+          let data: Record<string, unknown> = {};
+          try {
+            data = JSON.parse(frame.data) as Record<string, unknown>;
+          } catch {
+            // A frame that is not JSON still counts, with empty data.
+          }
+          this.push({ type: frame.event ?? (data.type as string) ?? 'message', data });
+        }
+      }
+    } catch (err) {
+      if (!this.controller.signal.aborted) this.error = (err as Error).message;
+    } finally {
+      this.ended = true;
+      for (const w of this.waiters) {
+        clearTimeout(w.timer);
+        w.resolve(undefined);
+      }
+      this.waiters = [];
+    }
+  }
+
+  private push(event: StreamEvent): void {
+    this.events.push(event);
+    this.lastEventAt = Date.now();
+    const index = this.events.length - 1;
+    for (const w of [...this.waiters]) {
+      if (index >= w.from && w.match(event)) {
+        clearTimeout(w.timer);
+        this.waiters.splice(this.waiters.indexOf(w), 1);
+        w.resolve(event);
+      }
+    }
+  }
+
+  /** The first event at or after index `from` that matches, or undefined on timeout or stream end. */
+  waitFor(match: (e: StreamEvent) => boolean, timeoutMs: number, from = 0): Promise<StreamEvent | undefined> {
+    const found = this.events.slice(from).find(match);
+    if (found || this.ended) return Promise.resolve(found);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        from,
+        match,
+        resolve,
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve(undefined);
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  /** Resolves once no event has arrived for `quietMs` (or the stream ended). */
+  async settle(quietMs: number): Promise<void> {
+    while (!this.ended) {
+      const idle = Date.now() - this.lastEventAt;
+      if (idle >= quietMs) return;
+      await new Promise((r) => setTimeout(r, quietMs - idle));
+    }
+  }
+
+  count(type: string): number {
+    return this.events.filter((e) => e.type === type).length;
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+}

@@ -1,0 +1,1 @@
+export { type OmnigentSimulator, type OmnigentSimulatorOptions, startOmnigentSimulator } from './server.js';

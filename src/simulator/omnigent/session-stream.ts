@@ -1,0 +1,42 @@
+import type { ServerResponse } from 'node:http';
+
+/** Payload fields every session stream event carries, in the order the server writes them. */
+export type StreamPayload = Record<string, unknown>;
+
+/**
+ * The live-only SSE stream of one session: events published with nobody
+ * subscribed are lost, as on the real server (no history replay).
+ */
+export class SessionStream {
+  private readonly subscribers = new Set<ServerResponse>();
+
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
+  /** Adds a subscriber; `preamble` frames go to it alone, heartbeat first. */
+  subscribe(res: ServerResponse, preamble: [string, StreamPayload][]): void {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+    this.subscribers.add(res);
+    res.on('close', () => this.subscribers.delete(res));
+    for (const [type, payload] of preamble) res.write(frame(type, payload));
+  }
+
+  /** Publishes one event to every current subscriber. */
+  publish(type: string, payload: StreamPayload): void {
+    const text = frame(type, payload);
+    for (const res of this.subscribers) res.write(text);
+  }
+
+  /** Ends every subscription normally, with the bare `[DONE]` sentinel. */
+  close(): void {
+    for (const res of this.subscribers) res.end('data: [DONE]\n\n');
+    this.subscribers.clear();
+  }
+}
+
+/** `sequence_number` first, then `type`, then the event's own fields; absent ones as null. */
+function frame(type: string, payload: StreamPayload): string {
+  const { sequence_number = null, ...rest } = payload;
+  return `event: ${type}\ndata: ${JSON.stringify({ sequence_number, type, ...rest })}\n\n`;
+}

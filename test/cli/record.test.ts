@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { runBench } from '../helpers/cli.js';
+import { startServer } from '../helpers/servers.js';
+import { tempDir } from '../probes/helpers.js';
+
+describe('bench record', () => {
+  it('shows progress per probe and ends with the verdict table', async () => {
+    const out = await tempDir('cli-record');
+    const r = await runBench(['record', '--harness', 'kiro-native', '--probes', 'basic_turn,streaming', '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^ {2}basic_turn \.\.\. ✓ SUPPORTED \(\d+\.\d s\)\n {2}streaming \.\.\. — NOT_APPLICABLE \(\d+\.\d s\)\n$/);
+    expect(r.stdout.replace(out, 'OUT')).toMatchInlineSnapshot(`
+      "kiro-native against embedded omnigent simulator (seed 1): cassettes in OUT/kiro-native/
+
+      probe       prio  declared        verdict           reason
+      basic_turn  P0    SUPPORTED       ✓ SUPPORTED       reply echoed KIRO_NATIVE_OK
+      streaming   P0    NOT_APPLICABLE  — NOT_APPLICABLE  kiro-native declares streaming=false; no text deltas, as declared
+      "
+    `);
+  });
+
+  it('prints the manifest as JSON with --json', async () => {
+    const out = await tempDir('cli-record');
+    const r = await runBench(['record', '--harness', 'cursor-native', '--probes', 'basic_turn', '--out', out, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).probes[0]).toMatchObject({ probe: 'basic_turn', verdict: 'SUPPORTED', cassette: 'basic_turn.yaml' });
+  });
+
+  it('lists the known harnesses for an unknown one, and refuses ids that would leave the output folder', async () => {
+    for (const id of ['nope', '../x']) {
+      const r = await runBench(['record', '--harness', id]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe(
+        `bench: unknown harness ${JSON.stringify(id)}; known native-tui harnesses: claude-native, codex-native, pi-native, cursor-native, kiro-native, antigravity-native, goose-native, qwen-native, kimi-native, hermes-native\n`,
+      );
+    }
+  });
+
+  it('says in one line that a server is unreachable', async () => {
+    const gone = await startServer(() => {});
+    const url = gone.url;
+    await gone.close();
+    const r = await runBench(['record', '--harness', 'kiro-native', '--server', url]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `bench: cannot reach ${url} (ECONNREFUSED); is the server running? Omit --server to record the embedded simulator\n`,
+    );
+  });
+
+  it('explains itself in --help with an example', async () => {
+    const r = await runBench(['record', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('$ bench record --harness kiro-native');
+    expect(r.stdout).toContain('--server <url>');
+  });
+});
