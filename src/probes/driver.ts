@@ -1,11 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, type Dispatcher } from 'undici';
 import type { HarnessProfile } from '../harnesses/index.js';
 import { ProvisioningError } from './errors.js';
 import { assistantText, functionCalls, itemRole } from './items.js';
-import { SessionClient } from './session-client.js';
+import { type FetchLike, SessionClient } from './session-client.js';
 import { type StreamEvent, StreamReader } from './stream-reader.js';
 import { emptyTurnResult, type TurnResult } from './turn-result.js';
 
@@ -51,9 +50,9 @@ export class SessionDriver {
     readonly baseUrl: string,
     readonly harness: HarnessProfile,
     readonly timings: DriverTimings = LIVE_TIMINGS,
-    dispatcher: Dispatcher = new Agent({ keepAliveTimeout: 10_000 }),
+    fetch?: FetchLike,
   ) {
-    this.client = new SessionClient(baseUrl, dispatcher);
+    this.client = new SessionClient(baseUrl, fetch);
   }
 
   get session(): string {
@@ -153,7 +152,7 @@ export class SessionDriver {
   ): Promise<TurnResult> {
     const result = emptyTurnResult();
     const baseline = await this.items();
-    const reader = await StreamReader.open(this.baseUrl, this.session, this.client.dispatcher, 10_000);
+    const reader = await StreamReader.open(this.baseUrl, this.session, this.client.fetch, 10_000);
     const from = reader.events.length;
     try {
       await this.postMessage(prompt);
@@ -237,7 +236,4 @@ export class SessionDriver {
     });
   }
 
-  async close(): Promise<void> {
-    await this.client.dispatcher.close();
-  }
 }

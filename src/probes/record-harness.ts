@@ -8,8 +8,8 @@ import { type OmnigentSimulatorOptions, startOmnigentSimulator } from '../simula
 import { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
 import { ProvisioningError, ServerResponseError } from './errors.js';
 import { type Manifest, type ProbeResult, writeManifest } from './manifest.js';
-import { PROBE_NAMES, PROBES, type ProbeName } from './probes.js';
-import { reconcile } from './verdict.js';
+import { type Probe, PROBE_NAMES, PROBES, type ProbeName } from './probes.js';
+import { reconcile, type Verdict } from './verdict.js';
 
 /** Driver timings against the embedded simulator: it never needs the live ceilings. */
 export const SIMULATOR_TIMINGS: DriverTimings = {
@@ -72,6 +72,21 @@ async function checkReachable(server: string): Promise<void> {
 }
 
 /**
+ * Provisions a session and runs one probe. Infrastructure trouble (HTTP errors,
+ * provisioning timeouts) is SKIPPED with the reason, never a capability verdict.
+ */
+export async function observeProbe(probe: Probe, driver: SessionDriver): Promise<{ observed: Verdict; reason: string }> {
+  try {
+    await driver.provision();
+    const { observed, note } = await probe.run(driver, probe.declare(driver.harness).declared);
+    return { observed, reason: note };
+  } catch (err) {
+    const infra = err instanceof ProvisioningError || err instanceof ServerResponseError;
+    return { observed: infra ? 'SKIPPED' : 'UNKNOWN', reason: `${infra ? '' : 'probe error: '}${(err as Error).message}` };
+  }
+}
+
+/**
  * Runs the probe suite for one harness through the recording proxy, writing one
  * cassette per probe and a manifest of verdicts under `outDir/<harness>/`.
  */
@@ -106,20 +121,7 @@ export async function recordHarness(options: RecordOptions): Promise<Manifest> {
         result = { ...base, observed: 'SKIPPED', verdict: 'SKIPPED', reason: skip ?? (gate as string) };
       } else {
         const proxy = await startRecordingProxy({ target, labels: { harness: harness.id, probe: probe.name } });
-        const driver = new SessionDriver(proxy.url, harness, timings);
-        let observed: ProbeResult['observed'];
-        let reason: string;
-        try {
-          await driver.provision();
-          ({ observed, note: reason } = await probe.run(driver, declared));
-        } catch (err) {
-          // Infrastructure trouble is not a capability verdict.
-          const infra = err instanceof ProvisioningError || err instanceof ServerResponseError;
-          observed = infra ? 'SKIPPED' : 'UNKNOWN';
-          reason = `${infra ? '' : 'probe error: '}${(err as Error).message}`;
-        } finally {
-          await driver.close();
-        }
+        const { observed, reason } = await observeProbe(probe, new SessionDriver(proxy.url, harness, timings));
         const cassette: Cassette = await proxy.close();
         if (simulator) cassette.meta.target = `embedded omnigent simulator (seed ${seed})`;
         cassette.meta.packs = NATIVE_TUI_PACKS;

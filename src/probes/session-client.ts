@@ -1,35 +1,32 @@
-import { type Dispatcher, request } from 'undici';
 import { ServerResponseError } from './errors.js';
 
 /** The origin header the bench sends on every request (the server's internal sentinel). */
 export const INTERNAL_ORIGIN = 'omnigent://internal';
 
-/** A small JSON client for the session API; every request goes through one dispatcher. */
+/** How the driver reaches the server: global fetch by default (which MSW intercepts), or any fetch-compatible function. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+/** A small JSON client for the session API. */
 export class SessionClient {
   constructor(
     readonly baseUrl: string,
-    readonly dispatcher: Dispatcher,
+    readonly fetch: FetchLike = (url, init) => globalThis.fetch(url, init),
   ) {}
 
   async call(method: 'GET' | 'POST' | 'DELETE' | 'PATCH', path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
-    const res = await request(`${this.baseUrl}${path}`, {
+    const res = await this.fetch(`${this.baseUrl}${path}`, {
       method,
-      dispatcher: this.dispatcher,
-      headers: {
-        origin: INTERNAL_ORIGIN,
-        accept: 'application/json',
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? null : JSON.stringify(body),
+      headers: { origin: INTERNAL_ORIGIN, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const text = await res.body.text();
+    const text = await res.text();
     let json: unknown;
     try {
       json = text === '' ? undefined : JSON.parse(text);
     } catch {
       json = text;
     }
-    return { status: res.statusCode, json };
+    return { status: res.status, json };
   }
 
   /** A request that must succeed (2xx); anything else is a ServerResponseError. */

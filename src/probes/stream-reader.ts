@@ -1,6 +1,5 @@
-import { type Dispatcher, request } from 'undici';
 import { SseParser } from '../sse/index.js';
-import { INTERNAL_ORIGIN } from './session-client.js';
+import { type FetchLike, INTERNAL_ORIGIN } from './session-client.js';
 
 export interface StreamEvent {
   type: string;
@@ -29,26 +28,28 @@ export class StreamReader {
   private constructor() {}
 
   /** Opens the stream and resolves once the server's subscription-ready heartbeat arrived. */
-  static async open(baseUrl: string, sessionId: string, dispatcher: Dispatcher, timeoutMs: number): Promise<StreamReader> {
+  static async open(baseUrl: string, sessionId: string, fetch: FetchLike, timeoutMs: number): Promise<StreamReader> {
     const reader = new StreamReader();
-    const res = await request(`${baseUrl}/v1/sessions/${sessionId}/stream`, {
-      dispatcher,
+    const res = await fetch(`${baseUrl}/v1/sessions/${sessionId}/stream`, {
       signal: reader.controller.signal,
       headers: { origin: INTERNAL_ORIGIN, accept: 'text/event-stream' },
     });
-    if (res.statusCode !== 200) {
-      const body = await res.body.text();
-      throw new Error(`stream answered ${res.statusCode}: ${body.slice(0, 200)}`);
+    if (res.status !== 200 || !res.body) {
+      const body = await res.text();
+      throw new Error(`stream answered ${res.status}: ${body.slice(0, 200)}`);
     }
-    reader.pump(res.body);
+    void reader.pump(res.body);
     await reader.waitFor(() => true, timeoutMs);
     return reader;
   }
 
-  private async pump(body: AsyncIterable<Buffer>): Promise<void> {
+  private async pump(body: ReadableStream<Uint8Array>): Promise<void> {
     const parser = new SseParser();
+    const source = body.getReader();
     try {
-      for await (const chunk of body) {
+      for (;;) {
+        const { value: chunk, done } = await source.read();
+        if (done) break;
         for (const frame of parser.push(chunk)) {
           if (frame.kind !== 'event' || frame.data === undefined || frame.data === '[DONE]') continue;
           let data: Record<string, unknown> = {};
