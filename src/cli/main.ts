@@ -4,6 +4,7 @@ import { TAPEDECK_VERSION } from '../version.js';
 import { registerInspect } from './commands/inspect.js';
 import { registerProxy } from './commands/proxy.js';
 import { registerRecord } from './commands/record.js';
+import { registerReplay } from './commands/replay.js';
 import { registerSim } from './commands/sim.js';
 import { EXIT, printError, setVerbose } from './run-command.js';
 
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error: ') ? `bench: ${s.slice(7)}` : s) })
     .hook('preAction', (cmd) => setVerbose(Boolean(cmd.opts().verbose)));
   registerRecord(program);
+  registerReplay(program);
   registerProxy(program);
   registerInspect(program);
   registerSim(program);

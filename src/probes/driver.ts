@@ -235,5 +235,4 @@ export class SessionDriver {
       data: { elicitation_id: elicitationId, action: 'accept' },
     });
   }
-
 }

@@ -8,7 +8,7 @@ import { type OmnigentSimulatorOptions, startOmnigentSimulator } from '../simula
 import { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
 import { ProvisioningError, ServerResponseError } from './errors.js';
 import { type Manifest, type ProbeResult, writeManifest } from './manifest.js';
-import { type Probe, PROBE_NAMES, PROBES, type ProbeName } from './probes.js';
+import { PROBE_NAMES, PROBES, type Probe, type ProbeName } from './probes.js';
 import { reconcile, type Verdict } from './verdict.js';
 
 /** Driver timings against the embedded simulator: it never needs the live ceilings. */

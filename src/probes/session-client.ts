@@ -16,7 +16,11 @@ export class SessionClient {
   async call(method: 'GET' | 'POST' | 'DELETE' | 'PATCH', path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
     const res = await this.fetch(`${this.baseUrl}${path}`, {
       method,
-      headers: { origin: INTERNAL_ORIGIN, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        origin: INTERNAL_ORIGIN,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();

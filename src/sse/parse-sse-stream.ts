@@ -1,5 +1,7 @@
 /** One parsed SSE block (a dispatch) or one comment line, in stream order. */
-export type SseFrame = { kind: 'event'; event?: string; data?: string; id?: string; retry?: number } | { kind: 'comment'; comment: string };
+export type SseFrame =
+  | { kind: 'event'; event?: string | undefined; data?: string | undefined; id?: string | undefined; retry?: number | undefined }
+  | { kind: 'comment'; comment: string };
 
 /**
  * An incremental Server-Sent Events parser (WHATWG rules): feed it bytes as

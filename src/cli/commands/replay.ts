@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import { type ReplayCheckRow, replayCheck } from '../../probes/index.js';
+import { loadCassetteSet, startReplayServer } from '../../replayer/index.js';
+import { parsePort } from '../options.js';
+import { runCommand } from '../run-command.js';
+
+interface ReplayFlags {
+  cassette: string;
+  port: number;
+  host: string;
+  timing: string;
+  strict?: boolean;
+  lenient?: boolean;
+  quiet?: boolean;
+}
+
+export function registerReplay(program: Command): void {
+  program
+    .command('replay')
+    .description('serve cassettes as a real HTTP server on loopback, for clients in any language')
+    .requiredOption(
+      '--cassette <path>',
+      'a cassette file, or a folder served as one set (a recorded harness folder replays in probe order)',
+    )
+    .option('--port <n>', 'port to listen on; 0 picks a free one', parsePort, 0)
+    .option('--host <address>', 'address to bind', '127.0.0.1')
+    .option('--timing <mode>', 'instant (no waits, order kept), realtime, or scaled:<factor>', 'instant')
+    .option('--strict', 'an unmatched request answers 500 with code tapedeck_unmatched_request (the default)')
+    .option('--lenient', 'an unmatched request is logged and answered 404 with code tapedeck_no_recording')
+    .option('--quiet', 'no log line per request')
+    .addHelpText(
+      'after',
+      `
+The first line on stdout is "listening on URL"; one line per request goes to
+stderr. SSE events are released causally: an event recorded after the client's
+POST waits until this client has sent that POST again. Stop with Ctrl-C; on
+exit it lists recorded interactions no client asked for.
+
+Example:
+  $ bench replay --cassette cassettes/kiro-native --port 8080 --timing realtime`,
+    )
+    .action((flags: ReplayFlags) =>
+      runCommand(async () => {
+        if (flags.strict && flags.lenient) throw new UsageError('--strict and --lenient exclude each other; pick one');
+        const stopped = new Promise<void>((resolve) => {
+          process.once('SIGINT', () => resolve());
+          process.once('SIGTERM', () => resolve());
+        });
+        const set = await loadCassetteSet(flags.cassette);
+        const server = await startReplayServer(set, {
+          port: flags.port,
+          host: flags.host,
+          timing: flags.timing,
+          mode: flags.lenient ? 'lenient' : 'strict',
+          ...(flags.quiet ? {} : { log: (line: string) => process.stderr.write(`bench replay: ${line}\n`) }),
+        });
+        process.stdout.write(`listening on ${server.url}\n`);
+        await stopped;
+        await server.close();
+        const unused = server.engine.unused();
+        if (unused.length > 0) process.stderr.write(`bench replay: ${unused.length} recorded interactions were never requested\n`);
+        return server.engine.misses.length > 0 && server.engine.mode === 'strict' ? 1 : 0;
+      }),
+    );
+
+  program
+    .command('replay-check')
+    .description('run every recorded probe of the TypeScript driver against its cassette, offline, and compare verdicts with the manifests')
+    .argument('[dir]', 'folder bench record wrote', 'cassettes')
+    .option('--json', 'print the rows as JSON')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every verdict reproduced, 1 one differs, 2 bad input.\n\nExample (in CI):\n  $ bench replay-check cassettes',
+    )
+    .action((dir: string, flags: { json?: boolean }) =>
+      runCommand(async () => {
+        const rows: ReplayCheckRow[] = await replayCheck(dir);
+        if (flags.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+        else {
+          for (const r of rows) {
+            const mark = r.ok ? 'ok  ' : 'FAIL';
+            process.stdout.write(
+              `${mark} ${r.harness} ${r.probe}: ${r.replayed}${r.ok ? '' : ` (manifest says ${r.expected}: ${r.reason})`}\n`,
+            );
+          }
+          const failed = rows.filter((r) => !r.ok).length;
+          process.stdout.write(`${rows.length - failed} passed, ${failed} failed\n`);
+        }
+        return rows.every((r) => r.ok) ? 0 : 1;
+      }),
+    );
+}

@@ -1,0 +1,73 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fetch as undiciFetch } from 'undici';
+import { loadCassette } from '../cassette/index.js';
+import { UsageError } from '../errors.js';
+import { cassetteDispatcher, type ReplayOptions } from '../replayer/index.js';
+import { SessionDriver } from './driver.js';
+import { loadManifest } from './manifest.js';
+import { PROBES } from './probes.js';
+import { observeProbe, recordableHarness, SIMULATOR_TIMINGS } from './record-harness.js';
+import type { FetchLike } from './session-client.js';
+import { reconcile, type Verdict } from './verdict.js';
+
+export interface ReplayCheckRow {
+  harness: string;
+  probe: string;
+  expected: Verdict;
+  replayed: Verdict;
+  reason: string;
+  ok: boolean;
+}
+
+/** The base URL the driver uses against a replay; any origin works, nothing is dialled. */
+export const REPLAY_ORIGIN = 'http://replay.tapedeck.invalid';
+
+/** A fetch that answers from cassettes through tapedeck's undici dispatcher: no socket at all. */
+export function cassetteFetch(...args: Parameters<typeof cassetteDispatcher>): FetchLike {
+  const dispatcher = cassetteDispatcher(...args);
+  return (url, init) => undiciFetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+}
+
+/** Harness folders (with a manifest.yaml) at or under `dir`. */
+async function harnessFolders(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch(() => {
+    throw new UsageError(`${dir}: no such folder; replay-check takes the folder bench record wrote (default cassettes/)`);
+  });
+  if (names.includes('manifest.yaml')) return [dir];
+  const out: string[] = [];
+  for (const name of names.sort()) {
+    const path = join(dir, name);
+    if ((await stat(path)).isDirectory() && (await readdir(path)).includes('manifest.yaml')) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * Runs every recorded probe of the TypeScript driver against its own cassette
+ * through the replayer, offline, and compares the verdict with the manifest's.
+ */
+export async function replayCheck(
+  dir: string,
+  options: { fetchFor?: (file: string) => Promise<FetchLike>; replay?: ReplayOptions } = {},
+): Promise<ReplayCheckRow[]> {
+  const folders = await harnessFolders(dir);
+  if (folders.length === 0) throw new UsageError(`${dir} holds no recorded harness (no manifest.yaml); run bench record first`);
+  const rows: ReplayCheckRow[] = [];
+  for (const folder of folders) {
+    const manifest = await loadManifest(join(folder, 'manifest.yaml'));
+    const harness = recordableHarness(manifest.harness);
+    for (const result of manifest.probes) {
+      const probe = PROBES.find((p) => p.name === result.probe);
+      if (!probe || !result.cassette) continue;
+      const file = join(folder, result.cassette);
+      const fetch = options.fetchFor
+        ? await options.fetchFor(file)
+        : cassetteFetch([{ name: result.cassette, cassette: await loadCassette(file) }], options.replay);
+      const { observed, reason } = await observeProbe(probe, new SessionDriver(REPLAY_ORIGIN, harness, SIMULATOR_TIMINGS, fetch));
+      const replayed = reconcile(observed, probe.declare(harness).declared);
+      rows.push({ harness: harness.id, probe: probe.name, expected: result.verdict, replayed, reason, ok: replayed === result.verdict });
+    }
+  }
+  return rows;
+}

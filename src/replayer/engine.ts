@@ -1,0 +1,265 @@
+import { performance } from 'node:perf_hooks';
+import {
+  type Cassette,
+  currentFolders,
+  decodeBody,
+  folderReplacer,
+  type Interaction,
+  type MachineFolders,
+  type SseItem,
+  type StreamEnd,
+} from '../cassette/index.js';
+import { serializeSseFrame } from '../sse/index.js';
+import { CassetteClock } from './cassette-clock.js';
+import { type NearMiss, UnmatchedRequestError } from './errors.js';
+import {
+  differences,
+  isMutating,
+  type MatchOptions,
+  type ReplayRequest,
+  type RequestShape,
+  recordedShape,
+  shapeKey,
+  shapeOf,
+} from './match-request.js';
+import { folderRestorer, restoreBody } from './restore-folders.js';
+import { parseTiming, type TimingMode } from './timing.js';
+
+export interface ReplayOptions extends MatchOptions {
+  /** strict (default): an unmatched request is an error; lenient: logged and answered 404. */
+  mode?: 'strict' | 'lenient';
+  /** instant (default), realtime, or scaled:<factor>. */
+  timing?: TimingMode | string;
+  /** After the last recorded answer of a repeated request: repeat it (default) or fail. */
+  onExhausted?: 'repeat' | 'error';
+  /** The client's own workspace, home and temp folders, put back where the cassette has placeholders. */
+  folders?: MachineFolders;
+}
+
+export interface NamedCassette {
+  name: string;
+  cassette: Cassette;
+}
+
+interface Entry {
+  name: string;
+  clock: CassetteClock;
+  interaction: Interaction;
+  shape: RequestShape;
+  /** The latest state-changing request recorded before this one. */
+  anchor: number;
+  served: boolean;
+}
+
+export type ReplayAnswer =
+  | { kind: 'response'; entry: EntryInfo; status: number; headers: [string, string][]; body: Buffer; delayMs: number; breaks: boolean }
+  | {
+      kind: 'stream';
+      entry: EntryInfo;
+      status: number;
+      headers: [string, string][];
+      frames: (signal: AbortSignal) => AsyncGenerator<Buffer>;
+      end: StreamEnd;
+    }
+  | { kind: 'failure'; entry: EntryInfo; status: 502; body: Buffer }
+  | { kind: 'unmatched'; error: UnmatchedRequestError; status: 404 | 500; body: Buffer };
+
+export interface EntryInfo {
+  cassette: string;
+  seq: number;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (ms <= 0) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    });
+  });
+
+/**
+ * Answers requests from recorded cassettes, independent of any front door.
+ * Matching is by content; among identical requests a state-changing one takes
+ * the next recorded answer, a read takes the latest answer that is due (its
+ * preceding state changes replayed), never one out of order and never one ahead.
+ */
+export class ReplayEngine {
+  private readonly groups = new Map<string, Entry[]>();
+  private readonly cursors = new Map<string, number>();
+  private readonly entries: Entry[] = [];
+  private readonly toPlaceholders: (s: string) => string;
+  private readonly fromPlaceholders: (s: string) => string;
+  readonly timing: TimingMode;
+  readonly mode: 'strict' | 'lenient';
+  /** Every unmatched request so far, for front doors that report at the end. */
+  readonly misses: UnmatchedRequestError[] = [];
+
+  constructor(
+    cassettes: readonly NamedCassette[],
+    private readonly options: ReplayOptions = {},
+  ) {
+    this.timing = parseTiming(options.timing);
+    this.mode = options.mode ?? 'strict';
+    const folders = options.folders ?? currentFolders();
+    this.toPlaceholders = folderReplacer(folders);
+    this.fromPlaceholders = folderRestorer(folders);
+    for (const { name, cassette } of cassettes) {
+      const clock = new CassetteClock(cassette);
+      for (const interaction of cassette.interactions) {
+        const shape = recordedShape(interaction, options);
+        const entry: Entry = { name, clock, interaction, shape, anchor: clock.anchorAtOrBefore(interaction.seq - 1), served: false };
+        this.entries.push(entry);
+        const key = shapeKey(shape);
+        const group = this.groups.get(key);
+        if (group) group.push(entry);
+        else this.groups.set(key, [entry]);
+      }
+    }
+  }
+
+  /** Chooses the recorded answer for a request and marks it served. */
+  handle(req: ReplayRequest): ReplayAnswer {
+    const shape = shapeOf(req, this.options, this.toPlaceholders);
+    const key = shapeKey(shape);
+    const group = this.groups.get(key);
+    const entry = group && this.choose(key, group);
+    if (!entry) return this.unmatched(req, shape);
+    entry.served = true;
+    if (isMutating(entry.interaction.request.method)) entry.clock.markReplayed(entry.interaction.seq);
+    return this.answer(entry);
+  }
+
+  private choose(key: string, group: Entry[]): Entry | undefined {
+    const cursor = this.cursors.get(key) ?? -1;
+    let next = -1;
+    if (isMutating(group[0]?.interaction.request.method ?? 'GET')) {
+      next = cursor + 1 < group.length ? cursor + 1 : -1;
+    } else {
+      for (let i = group.length - 1; i > cursor; i--) {
+        const e = group[i] as Entry;
+        if (e.clock.isDone(e.anchor)) {
+          next = i;
+          break;
+        }
+      }
+      if (next === -1 && cursor === -1) next = 0;
+    }
+    if (next === -1) {
+      if (this.options.onExhausted === 'error' || cursor === -1) return undefined;
+      return group[cursor];
+    }
+    this.cursors.set(key, next);
+    return group[next];
+  }
+
+  private unmatched(req: ReplayRequest, shape: RequestShape): ReplayAnswer {
+    const nearest: NearMiss[] = this.entries
+      .map((e) => ({ e, differs: differences(e.shape, shape) }))
+      .sort((a, b) => a.differs.length - b.differs.length || a.e.interaction.seq - b.e.interaction.seq)
+      .slice(0, 3)
+      .map(({ e, differs }) => ({
+        seq: e.interaction.seq,
+        cassette: e.name,
+        method: e.interaction.request.method,
+        path: e.interaction.request.path,
+        differs,
+      }));
+    const error = new UnmatchedRequestError(req.method.toUpperCase(), req.path, nearest);
+    this.misses.push(error);
+    const strict = this.mode === 'strict';
+    const body = Buffer.from(
+      JSON.stringify({
+        error: {
+          code: strict ? 'tapedeck_unmatched_request' : 'tapedeck_no_recording',
+          message: error.message,
+          nearest: nearest.map((n) => ({ cassette: n.cassette, seq: n.seq, differs: n.differs.slice(0, 3) })),
+        },
+      }),
+    );
+    return { kind: 'unmatched', error, status: strict ? 500 : 404, body };
+  }
+
+  private headersOf(i: Interaction): [string, string][] {
+    const out: [string, string][] = [];
+    for (const [name, value] of Object.entries(i.response?.headers ?? {})) {
+      if (name === 'content-length') continue;
+      for (const v of Array.isArray(value) ? value : [value]) out.push([name, this.fromPlaceholders(v)]);
+    }
+    return out;
+  }
+
+  /** Milliseconds to wait so that `recordedAt` keeps its recorded distance from its anchor. */
+  private delayFor(entry: Entry, anchorSeq: number, recordedAt: number, base: { time: number; at: number }): number {
+    if (this.timing.kind === 'instant') return 0;
+    const anchor = anchorSeq === 0 ? undefined : entry.clock.cassette.interactions.find((i) => i.seq === anchorSeq);
+    const anchorTime = anchor ? entry.clock.replayTime(anchorSeq) : undefined;
+    const from = anchor && anchorTime !== undefined && anchor.timing.start > base.at ? { time: anchorTime, at: anchor.timing.start } : base;
+    return from.time + this.timing.factor * (recordedAt - from.at) - performance.now();
+  }
+
+  private answer(entry: Entry): ReplayAnswer {
+    const i = entry.interaction;
+    const info = { cassette: entry.name, seq: i.seq };
+    if (!i.response) {
+      const message = `tapedeck replay: recorded upstream failure (${i.failure?.code}): ${i.failure?.message ?? ''}`;
+      return {
+        kind: 'failure',
+        entry: info,
+        status: 502,
+        body: Buffer.from(JSON.stringify({ error: { code: i.failure?.code ?? 'upstream_error', message } })),
+      };
+    }
+    const headers = this.headersOf(i);
+    const started = { time: performance.now(), at: i.timing.start };
+    const stream = i.response.stream;
+    if (!stream) {
+      const body = restoreBody(decodeBody(i.response.body), i.response.body, this.fromPlaceholders);
+      const delayMs = this.timing.kind === 'instant' ? 0 : this.timing.factor * ((i.timing.end ?? i.timing.start) - i.timing.start);
+      return { kind: 'response', entry: info, status: i.response.status, headers, body, delayMs, breaks: i.failure !== undefined };
+    }
+    const frames = (signal: AbortSignal) => this.frames(entry, stream.events, started, signal);
+    return { kind: 'stream', entry: info, status: i.response.status, headers, frames, end: stream.end };
+  }
+
+  /**
+   * Yields the recorded events as SSE bytes, each once its cause has been
+   * replayed (and, when timed, its recorded delay has passed). Events already
+   * due go out together in one chunk.
+   */
+  private async *frames(entry: Entry, events: SseItem[], base: { time: number; at: number }, signal: AbortSignal): AsyncGenerator<Buffer> {
+    let batch = '';
+    for (const item of events) {
+      const anchor = entry.clock.anchorAtOrBefore(item.after);
+      const gated = !entry.clock.isDone(anchor);
+      const wait = gated ? 0 : this.delayFor(entry, anchor, item.at, base);
+      if ((gated || wait > 0) && batch) {
+        yield Buffer.from(batch);
+        batch = '';
+      }
+      if (gated) await entry.clock.waitDone(anchor, signal);
+      const delay = gated ? this.delayFor(entry, anchor, item.at, base) : wait;
+      if (delay > 0) await sleep(delay, signal);
+      batch += this.encode(item);
+    }
+    if (batch) yield Buffer.from(batch);
+  }
+
+  private encode(item: SseItem): string {
+    if (item.comment !== undefined) return serializeSseFrame({ kind: 'comment', comment: item.comment });
+    const { at: _at, after: _after, comment: _c, data, ...fields } = item;
+    return serializeSseFrame({ kind: 'event', ...fields, ...(data === undefined ? {} : { data: this.fromPlaceholders(data) }) });
+  }
+
+  /** Recorded interactions the client never asked for (reads skipped for a later due answer are not counted). */
+  unused(): EntryInfo[] {
+    const out: EntryInfo[] = [];
+    for (const group of this.groups.values()) {
+      const read = !isMutating(group[0]?.interaction.request.method ?? 'GET');
+      if (read && group.some((e) => e.served)) continue;
+      for (const e of group) if (!e.served) out.push({ cassette: e.name, seq: e.interaction.seq });
+    }
+    return out.sort((a, b) => (a.cassette < b.cassette ? -1 : a.cassette > b.cassette ? 1 : a.seq - b.seq));
+  }
+}

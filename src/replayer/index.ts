@@ -1,0 +1,8 @@
+export { type EntryInfo, type NamedCassette, type ReplayAnswer, ReplayEngine, type ReplayOptions } from './engine.js';
+export { type NearMiss, UnmatchedRequestError } from './errors.js';
+export { loadCassetteSet } from './load-set.js';
+export type { MatchOptions, ReplayRequest } from './match-request.js';
+export { type CassetteHandlers, cassetteHandlers } from './msw-door.js';
+export { type ReplayServer, type ReplayServerOptions, startReplayServer } from './replay-server.js';
+export { parseTiming, type TimingMode } from './timing.js';
+export { CassetteDispatcher, cassetteDispatcher } from './undici-door.js';

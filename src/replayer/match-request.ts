@@ -1,0 +1,163 @@
+import { type Body, decodeBody, type Interaction } from '../cassette/index.js';
+
+/** A request as the replayer sees it, from any front door. */
+export interface ReplayRequest {
+  method: string;
+  /** Path and query, as sent. */
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: Uint8Array;
+}
+
+export interface MatchOptions {
+  /** Body fields to ignore, as dot paths; `*` matches any key or index (`data.*.id`). */
+  ignoreBodyPaths?: readonly string[];
+  /** Query parameters to ignore. */
+  ignoreQuery?: readonly string[];
+  /** Headers that must match too (all others are ignored). */
+  matchHeaders?: readonly string[];
+  /** Rewrites a parsed JSON body before comparison, e.g. to blank client noise. */
+  normalizeBody?: (body: unknown, request: { method: string; pathname: string }) => unknown;
+  /** Rewrites the query before comparison. */
+  normalizeQuery?: (query: URLSearchParams) => URLSearchParams;
+}
+
+/** The comparable form of a request: every field that takes part in matching. */
+export interface RequestShape {
+  method: string;
+  pathname: string;
+  query: [string, string][];
+  body: unknown;
+  headers: [string, string][];
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** State-changing requests anchor the replay timeline; reads do not. */
+export function isMutating(method: string): boolean {
+  return MUTATING.has(method.toUpperCase());
+}
+
+function dropPath(value: unknown, path: string[]): unknown {
+  if (path.length === 0 || value === null || typeof value !== 'object') return value;
+  const [head, ...rest] = path as [string, ...string[]];
+  if (Array.isArray(value)) {
+    return value.flatMap((v, i) => (head === '*' || head === String(i) ? (rest.length === 0 ? [] : [dropPath(v, rest)]) : [v]));
+  }
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (head === '*' || head === k) {
+      if (rest.length > 0) out[k] = dropPath(v, rest);
+    } else {
+      out[k] = v;
+    }
+  }
+  return out;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** JSON bodies compare as structure, other text as text, anything else as bytes. */
+function bodyShape(bytes: Uint8Array, rewrite: (s: string) => string): unknown {
+  if (bytes.byteLength === 0) return undefined;
+  let text: string;
+  try {
+    text = rewrite(utf8.decode(bytes));
+  } catch {
+    return { base64: Buffer.from(bytes).toString('base64') };
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { text };
+  }
+}
+
+/** Builds the comparable shape of a request; `rewrite` maps strings (the client's folders to placeholders). */
+export function shapeOf(req: ReplayRequest, options: MatchOptions, rewrite: (s: string) => string): RequestShape {
+  const url = new URL(rewrite(req.path), 'http://replay');
+  let query = url.searchParams;
+  if (options.normalizeQuery) query = options.normalizeQuery(new URLSearchParams(query));
+  const ignoredQuery = new Set(options.ignoreQuery ?? []);
+  const method = req.method.toUpperCase();
+  let body = bodyShape(req.body, rewrite);
+  if (options.normalizeBody) body = options.normalizeBody(body, { method, pathname: url.pathname });
+  for (const p of options.ignoreBodyPaths ?? []) body = dropPath(body, p.split('.'));
+  const headers = (options.matchHeaders ?? []).map((name): [string, string] => {
+    const v = req.headers[name.toLowerCase()];
+    return [name.toLowerCase(), Array.isArray(v) ? v.join(', ') : (v ?? '')];
+  });
+  return {
+    method,
+    pathname: url.pathname,
+    query: [...query.entries()].filter(([k]) => !ignoredQuery.has(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    body,
+    headers,
+  };
+}
+
+/** The shape of a recorded request, through the same normalisation as live ones. */
+export function recordedShape(i: Interaction, options: MatchOptions): RequestShape {
+  const req: ReplayRequest = {
+    method: i.request.method,
+    path: i.request.path,
+    headers: i.request.headers,
+    body: decodeBody(i.request.body as Body | undefined),
+  };
+  return shapeOf(req, options, (s) => s);
+}
+
+/** JSON with sorted keys: equal shapes give equal keys. */
+export function stableKey(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+export function shapeKey(s: RequestShape): string {
+  return stableKey(s);
+}
+
+/** Where two values first differ, as a field path with both values; undefined when equal. */
+export function firstDifference(
+  recorded: unknown,
+  actual: unknown,
+  path: string,
+): { path: string; recorded: unknown; actual: unknown } | undefined {
+  if (stableKey(recorded) === stableKey(actual)) return undefined;
+  if (
+    recorded &&
+    actual &&
+    typeof recorded === 'object' &&
+    typeof actual === 'object' &&
+    Array.isArray(recorded) === Array.isArray(actual)
+  ) {
+    const keys = new Set([...Object.keys(recorded), ...Object.keys(actual)]);
+    for (const k of keys) {
+      const sub = Array.isArray(recorded) ? `${path}[${k}]` : `${path}.${k}`;
+      const d = firstDifference((recorded as Record<string, unknown>)[k], (actual as Record<string, unknown>)[k], sub);
+      if (d) return d;
+    }
+  }
+  return { path, recorded, actual };
+}
+
+/** The differences between a recorded shape and a live one, most significant first. */
+export function differences(recorded: RequestShape, actual: RequestShape): { path: string; recorded: unknown; actual: unknown }[] {
+  const out: { path: string; recorded: unknown; actual: unknown }[] = [];
+  if (recorded.method !== actual.method) out.push({ path: 'method', recorded: recorded.method, actual: actual.method });
+  const rs = recorded.pathname.split('/');
+  const as = actual.pathname.split('/');
+  for (let i = 0; i < Math.max(rs.length, as.length); i++) {
+    if (rs[i] !== as[i]) out.push({ path: `path segment ${i}`, recorded: rs[i] ?? '(none)', actual: as[i] ?? '(none)' });
+  }
+  const q = firstDifference(Object.fromEntries(recorded.query), Object.fromEntries(actual.query), 'query');
+  if (q) out.push(q);
+  const b = firstDifference(recorded.body, actual.body, 'body');
+  if (b) out.push(b);
+  const h = firstDifference(Object.fromEntries(recorded.headers), Object.fromEntries(actual.headers), 'headers');
+  if (h) out.push(h);
+  return out;
+}

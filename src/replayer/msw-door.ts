@@ -1,0 +1,51 @@
+import { HttpResponse, http } from 'msw';
+import { type NamedCassette, type ReplayAnswer, ReplayEngine, type ReplayOptions } from './engine.js';
+
+/** What the MSW handler answers with: a Fetch Response, streams included. */
+function toResponse(answer: ReplayAnswer): Response {
+  if (answer.kind === 'unmatched' && answer.status === 500) {
+    // Strict: the request itself fails, so the client under test sees an error.
+    return HttpResponse.error();
+  }
+  if (answer.kind !== 'stream') {
+    const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
+    if (answer.kind === 'response' && answer.breaks) return HttpResponse.error();
+    return new HttpResponse(answer.body, { status: answer.status, headers });
+  }
+  const controller = new AbortController();
+  const frames = answer.frames(controller.signal);
+  const body = new ReadableStream<Uint8Array>({
+    async pull(stream) {
+      try {
+        const { value, done } = await frames.next();
+        if (!done) return stream.enqueue(new Uint8Array(value));
+      } catch {
+        return; // cancelled by the client
+      }
+      if (answer.end === 'server-closed') stream.close();
+      else if (answer.end === 'broken') stream.error(new TypeError('terminated'));
+      // A stream the client closed when recording stays open until this client cancels.
+    },
+    cancel() {
+      controller.abort();
+    },
+  });
+  return new HttpResponse(body, { status: answer.status, headers: answer.headers });
+}
+
+export interface CassetteHandlers {
+  handlers: ReturnType<typeof http.all>[];
+  engine: ReplayEngine;
+}
+
+/** MSW request handlers that answer from cassettes, for people who own their `setupServer`. */
+export function cassetteHandlers(cassettes: readonly NamedCassette[], options: ReplayOptions = {}): CassetteHandlers {
+  const engine = new ReplayEngine(cassettes, options);
+  const handler = http.all('*', async ({ request }) => {
+    const url = new URL(request.url);
+    const body = new Uint8Array(await request.arrayBuffer());
+    const headers = Object.fromEntries(request.headers.entries());
+    return toResponse(engine.handle({ method: request.method, path: `${url.pathname}${url.search}`, headers, body }));
+  });
+  return { handlers: [handler], engine };
+}

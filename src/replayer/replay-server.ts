@@ -1,0 +1,35 @@
+import { createServer } from 'node:http';
+import { listen } from '../net/listen.js';
+import { type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
+import { serveNodeRequest } from './node-door.js';
+
+export interface ReplayServerOptions extends ReplayOptions {
+  port?: number;
+  host?: string;
+  /** One line per answered request. */
+  log?: (line: string) => void;
+}
+
+export interface ReplayServer {
+  readonly url: string;
+  readonly engine: ReplayEngine;
+  close(): Promise<void>;
+}
+
+/** Serves cassettes as a real HTTP server on loopback, for clients in any language. */
+export async function startReplayServer(cassettes: readonly NamedCassette[], options: ReplayServerOptions = {}): Promise<ReplayServer> {
+  const engine = new ReplayEngine(cassettes, options);
+  const server = createServer((req, res) => {
+    res.sendDate = false;
+    serveNodeRequest(engine, req, res, options.log).catch(() => res.destroy());
+  });
+  const { url } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  return {
+    url,
+    engine,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { Dispatcher, errors } from 'undici';
+import { type NamedCassette, type ReplayAnswer, ReplayEngine, type ReplayOptions } from './engine.js';
+
+type LegacyHandler = {
+  onConnect?: (abort: (err?: Error) => void, context?: unknown) => void;
+  onHeaders?: (status: number, headers: Buffer[], resume: () => void, statusText: string) => boolean;
+  onData?: (chunk: Buffer) => boolean;
+  onComplete?: (trailers: Buffer[] | null) => void;
+  onError?: (err: Error) => void;
+};
+
+async function bodyBytes(body: unknown): Promise<Buffer> {
+  if (body === null || body === undefined) return Buffer.alloc(0);
+  if (typeof body === 'string') return Buffer.from(body);
+  if (body instanceof Uint8Array) return Buffer.from(body);
+  const chunks: Buffer[] = [];
+  for await (const c of body as AsyncIterable<Uint8Array | string>) chunks.push(typeof c === 'string' ? Buffer.from(c) : Buffer.from(c));
+  return Buffer.concat(chunks);
+}
+
+function flatHeaders(pairs: [string, string][], length?: number): Buffer[] {
+  const out = pairs.flatMap(([k, v]) => [Buffer.from(k), Buffer.from(v)]);
+  if (length !== undefined) out.push(Buffer.from('content-length'), Buffer.from(String(length)));
+  return out;
+}
+
+function headerRecord(raw: unknown): Record<string, string | string[] | undefined> {
+  if (!raw) return {};
+  if (Array.isArray(raw)) {
+    const out: Record<string, string> = {};
+    for (let i = 0; i + 1 < raw.length; i += 2) out[String(raw[i]).toLowerCase()] = String(raw[i + 1]);
+    return out;
+  }
+  return Object.fromEntries(Object.entries(raw as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
+}
+
+/**
+ * An undici Dispatcher that answers from cassettes: for code that calls
+ * undici's `request`/`fetch` directly, which MSW on Node 20 does not see.
+ */
+export class CassetteDispatcher extends Dispatcher {
+  readonly engine: ReplayEngine;
+
+  constructor(cassettes: readonly NamedCassette[], options: ReplayOptions = {}) {
+    super();
+    this.engine = new ReplayEngine(cassettes, options);
+  }
+
+  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    const h = handler as unknown as LegacyHandler;
+    const controller = new AbortController();
+    h.onConnect?.((err) => controller.abort(err ?? new errors.RequestAbortedError()), null);
+    void (async () => {
+      const body = await bodyBytes(opts.body);
+      const answer = this.engine.handle({ method: opts.method, path: opts.path, headers: headerRecord(opts.headers), body });
+      await this.deliver(answer, h, controller.signal);
+    })().catch((err: Error) => {
+      if (!controller.signal.aborted) h.onError?.(err);
+    });
+    return true;
+  }
+
+  private async deliver(answer: ReplayAnswer, h: LegacyHandler, signal: AbortSignal): Promise<void> {
+    const resume = () => {};
+    if (answer.kind === 'unmatched' && answer.status === 500) throw answer.error;
+    if (answer.kind !== 'stream') {
+      if (answer.kind === 'response' && answer.delayMs > 0) await new Promise((r) => setTimeout(r, answer.delayMs));
+      const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
+      h.onHeaders?.(answer.status, flatHeaders(headers, answer.body.byteLength), resume, '');
+      if (answer.body.byteLength > 0) h.onData?.(answer.body);
+      if (answer.kind === 'response' && answer.breaks) throw new errors.SocketError('other side closed');
+      h.onComplete?.(null);
+      return;
+    }
+    h.onHeaders?.(answer.status, flatHeaders(answer.headers), resume, '');
+    for await (const chunk of answer.frames(signal)) h.onData?.(chunk);
+    if (answer.end === 'broken') throw new errors.SocketError('other side closed');
+    if (answer.end === 'server-closed') return h.onComplete?.(null);
+    await new Promise((resolve) => signal.addEventListener('abort', resolve));
+  }
+
+  override close(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  override destroy(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** An undici Dispatcher serving the given cassettes. */
+export function cassetteDispatcher(cassettes: readonly NamedCassette[], options: ReplayOptions = {}): CassetteDispatcher {
+  return new CassetteDispatcher(cassettes, options);
+}

@@ -1,0 +1,47 @@
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll } from 'vitest';
+import type { Cassette } from '../cassette/index.js';
+import type { ReplayEngine, ReplayOptions } from './engine.js';
+import { loadCassetteSet } from './load-set.js';
+import { cassetteHandlers } from './msw-door.js';
+
+export interface UseCassetteOptions extends ReplayOptions {
+  /** Fail the suite when recorded interactions were never asked for (default: true in strict mode). */
+  failOnUnused?: boolean;
+}
+
+/**
+ * Serves a cassette (file, folder, or object) through MSW for the current
+ * vitest file: set up before all tests, checked for misses and unused
+ * interactions after, torn down. Returns a handle to the engine.
+ */
+export function useCassette(source: string | Cassette, options: UseCassetteOptions = {}): { readonly engine: ReplayEngine } {
+  const handle: { engine?: ReplayEngine } = {};
+  let server: ReturnType<typeof setupServer> | undefined;
+  beforeAll(async () => {
+    const set = typeof source === 'string' ? await loadCassetteSet(source) : [{ name: 'cassette', cassette: source }];
+    const { handlers, engine } = cassetteHandlers(set, options);
+    handle.engine = engine;
+    server = setupServer(...handlers);
+    server.listen({ onUnhandledRequest: options.mode === 'lenient' ? 'warn' : 'error' });
+  });
+  afterAll(() => {
+    server?.close();
+    const engine = handle.engine;
+    if (!engine) return;
+    const miss = engine.misses[0];
+    if (miss && engine.mode === 'strict') throw miss;
+    const unused = engine.unused();
+    if (unused.length > 0 && (options.failOnUnused ?? engine.mode === 'strict')) {
+      throw new Error(
+        `tapedeck: ${unused.length} recorded interactions were never requested: ${unused.map((u) => `${u.cassette} #${u.seq}`).join(', ')}`,
+      );
+    }
+  });
+  return {
+    get engine() {
+      if (!handle.engine) throw new Error('useCassette: the engine exists once beforeAll has run');
+      return handle.engine;
+    },
+  };
+}
