@@ -10,7 +10,7 @@ export {
   recordHarness,
   SIMULATOR_TIMINGS,
 } from './record-harness.js';
-export { cassetteFetch, REPLAY_ORIGIN, type ReplayCheckRow, replayCheck } from './replay-check.js';
+export { cassetteFetch, REPLAY_ORIGIN, REPLAY_TIMINGS, type ReplayCheckRow, type ReplayDoor, replayCheck } from './replay-check.js';
 export type { FetchLike } from './session-client.js';
 export { emptyTurnResult, type TurnResult, turnResultSchema } from './turn-result.js';
 export { reconcile, VERDICT_SYMBOL, type Verdict, verdictSchema } from './verdict.js';

@@ -7,7 +7,7 @@ import { cassetteDispatcher, type ReplayOptions } from '../replayer/index.js';
 import { SessionDriver } from './driver.js';
 import { loadManifest } from './manifest.js';
 import { PROBES } from './probes.js';
-import { observeProbe, recordableHarness, SIMULATOR_TIMINGS } from './record-harness.js';
+import { observeProbe, recordableHarness } from './record-harness.js';
 import type { FetchLike } from './session-client.js';
 import { reconcile, type Verdict } from './verdict.js';
 
@@ -19,6 +19,9 @@ export interface ReplayCheckRow {
   reason: string;
   ok: boolean;
 }
+
+/** Driver timings against a replay: events are released as soon as they are due, so nothing needs long waits. */
+export const REPLAY_TIMINGS = { provisionMs: 2000, turnMs: 10_000, settleMs: 1, denyObserveMs: 300, interruptHoldMs: 1, pollMs: 5 };
 
 /** The base URL the driver uses against a replay; any origin works, nothing is dialled. */
 export const REPLAY_ORIGIN = 'http://replay.tapedeck.invalid';
@@ -47,9 +50,12 @@ async function harnessFolders(dir: string): Promise<string[]> {
  * Runs every recorded probe of the TypeScript driver against its own cassette
  * through the replayer, offline, and compares the verdict with the manifest's.
  */
+/** A way to reach a replay of one cassette: a fetch, its base URL, and how to stop it. */
+export type ReplayDoor = { fetch: FetchLike; baseUrl?: string; done?: () => Promise<void> };
+
 export async function replayCheck(
   dir: string,
-  options: { fetchFor?: (file: string) => Promise<FetchLike>; replay?: ReplayOptions } = {},
+  options: { fetchFor?: (file: string) => Promise<ReplayDoor>; replay?: ReplayOptions } = {},
 ): Promise<ReplayCheckRow[]> {
   const folders = await harnessFolders(dir);
   if (folders.length === 0) throw new UsageError(`${dir} holds no recorded harness (no manifest.yaml); run bench record first`);
@@ -61,10 +67,14 @@ export async function replayCheck(
       const probe = PROBES.find((p) => p.name === result.probe);
       if (!probe || !result.cassette) continue;
       const file = join(folder, result.cassette);
-      const fetch = options.fetchFor
+      const door = options.fetchFor
         ? await options.fetchFor(file)
-        : cassetteFetch([{ name: result.cassette, cassette: await loadCassette(file) }], options.replay);
-      const { observed, reason } = await observeProbe(probe, new SessionDriver(REPLAY_ORIGIN, harness, SIMULATOR_TIMINGS, fetch));
+        : { fetch: cassetteFetch([{ name: result.cassette, cassette: await loadCassette(file) }], options.replay) };
+      const { observed, reason } = await observeProbe(
+        probe,
+        new SessionDriver(door.baseUrl ?? REPLAY_ORIGIN, harness, REPLAY_TIMINGS, door.fetch),
+      );
+      await door.done?.();
       const replayed = reconcile(observed, probe.declare(harness).declared);
       rows.push({ harness: harness.id, probe: probe.name, expected: result.verdict, replayed, reason, ok: replayed === result.verdict });
     }

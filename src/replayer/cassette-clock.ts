@@ -1,21 +1,27 @@
 import { performance } from 'node:perf_hooks';
-import type { Cassette } from '../cassette/index.js';
+import type { Cassette, Interaction } from '../cassette/index.js';
 import { isMutating } from './match-request.js';
 
 /**
- * The causal progress of one cassette during replay: which state-changing
- * requests the client has made again. Recorded answers and SSE events wait
- * for the state-changing requests that preceded them in the recording.
+ * How far along its cassette's timeline the client has come: the highest
+ * recorded seq it has reached with a state-changing request or a due read.
+ * An event recorded with `after = k` waits until progress reaches k.
  */
 export class CassetteClock {
   private readonly mutating: number[];
-  private readonly replayed = new Set<number>();
-  private readonly replayedAt = new Map<number, number>();
-  private cursor = 0;
-  private waiters: { anchor: number; resolve: () => void }[] = [];
+  private readonly bySeq: Map<number, Interaction>;
+  private progress = 0;
+  /** When progress passed each value, in increasing order. */
+  private readonly steps: { seq: number; time: number }[] = [];
+  private waiters: { seq: number; resolve: () => void }[] = [];
 
   constructor(readonly cassette: Cassette) {
     this.mutating = cassette.interactions.filter((i) => isMutating(i.request.method)).map((i) => i.seq);
+    this.bySeq = new Map(cassette.interactions.map((i) => [i.seq, i]));
+  }
+
+  interaction(seq: number): Interaction | undefined {
+    return this.bySeq.get(seq);
   }
 
   /** The latest state-changing request at or before `seq` (0 when none). */
@@ -28,35 +34,29 @@ export class CassetteClock {
     return anchor;
   }
 
-  /** The largest m such that every state-changing request up to m has been made again. */
-  get doneUpTo(): number {
-    return this.cursor === 0 ? 0 : (this.mutating[this.cursor - 1] as number);
+  reached(seq: number): boolean {
+    return seq <= this.progress;
   }
 
-  isDone(anchor: number): boolean {
-    return anchor === 0 || this.doneUpTo >= anchor;
+  /** When (performance.now) progress first reached `seq`; undefined if it has not. */
+  reachedAt(seq: number): number | undefined {
+    return this.steps.find((s) => s.seq >= seq)?.time;
   }
 
-  /** When (performance.now) the client made the state-changing request `seq` again. */
-  replayTime(seq: number): number | undefined {
-    return this.replayedAt.get(seq);
-  }
-
-  markReplayed(seq: number): void {
-    if (this.replayed.has(seq)) return;
-    this.replayed.add(seq);
-    this.replayedAt.set(seq, performance.now());
-    while (this.cursor < this.mutating.length && this.replayed.has(this.mutating[this.cursor] as number)) this.cursor++;
-    const ready = this.waiters.filter((w) => this.isDone(w.anchor));
-    this.waiters = this.waiters.filter((w) => !this.isDone(w.anchor));
+  advance(seq: number): void {
+    if (seq <= this.progress) return;
+    this.progress = seq;
+    this.steps.push({ seq, time: performance.now() });
+    const ready = this.waiters.filter((w) => w.seq <= seq);
+    this.waiters = this.waiters.filter((w) => w.seq > seq);
     for (const w of ready) w.resolve();
   }
 
-  /** Resolves once the client has made every state-changing request up to `anchor`. */
-  waitDone(anchor: number, signal?: AbortSignal): Promise<void> {
-    if (this.isDone(anchor)) return Promise.resolve();
+  /** Resolves once progress reaches `seq`. */
+  waitReached(seq: number, signal?: AbortSignal): Promise<void> {
+    if (this.reached(seq)) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const waiter = { anchor, resolve };
+      const waiter = { seq, resolve };
       this.waiters.push(waiter);
       signal?.addEventListener('abort', () => {
         this.waiters = this.waiters.filter((w) => w !== waiter);

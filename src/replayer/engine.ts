@@ -43,6 +43,8 @@ export interface NamedCassette {
 
 interface Entry {
   name: string;
+  /** Position of its cassette in the set: a set replays as the sequence of runs it was recorded as. */
+  index: number;
   clock: CassetteClock;
   interaction: Interaction;
   shape: RequestShape;
@@ -89,6 +91,8 @@ export class ReplayEngine {
   private readonly groups = new Map<string, Entry[]>();
   private readonly cursors = new Map<string, number>();
   private readonly entries: Entry[] = [];
+  /** The latest cassette of the set the client has entered. */
+  private current = 0;
   private readonly toPlaceholders: (s: string) => string;
   private readonly fromPlaceholders: (s: string) => string;
   readonly timing: TimingMode;
@@ -105,11 +109,11 @@ export class ReplayEngine {
     const folders = options.folders ?? currentFolders();
     this.toPlaceholders = folderReplacer(folders);
     this.fromPlaceholders = folderRestorer(folders);
-    for (const { name, cassette } of cassettes) {
+    for (const [index, { name, cassette }] of cassettes.entries()) {
       const clock = new CassetteClock(cassette);
       for (const interaction of cassette.interactions) {
         const shape = recordedShape(interaction, options);
-        const entry: Entry = { name, clock, interaction, shape, anchor: clock.anchorAtOrBefore(interaction.seq - 1), served: false };
+        const entry: Entry = { name, index, clock, interaction, shape, anchor: clock.anchorAtOrBefore(interaction.seq - 1), served: false };
         this.entries.push(entry);
         const key = shapeKey(shape);
         const group = this.groups.get(key);
@@ -124,34 +128,54 @@ export class ReplayEngine {
     const shape = shapeOf(req, this.options, this.toPlaceholders);
     const key = shapeKey(shape);
     const group = this.groups.get(key);
-    const entry = group && this.choose(key, group);
-    if (!entry) return this.unmatched(req, shape);
+    const chosen = group && this.choose(key, group);
+    if (!chosen) return this.unmatched(req, shape);
+    const { entry, advances } = chosen;
     entry.served = true;
-    if (isMutating(entry.interaction.request.method)) entry.clock.markReplayed(entry.interaction.seq);
+    if (advances) {
+      entry.clock.advance(entry.interaction.seq);
+      this.current = Math.max(this.current, entry.index);
+    }
     return this.answer(entry);
   }
 
-  private choose(key: string, group: Entry[]): Entry | undefined {
+  /**
+   * The answer for the next request of a group, and whether serving it moves
+   * the client along the timeline (a fallback answer to an early read does not).
+   */
+  private choose(key: string, group: Entry[]): { entry: Entry; advances: boolean } | undefined {
     const cursor = this.cursors.get(key) ?? -1;
     let next = -1;
+    let advances = true;
     if (isMutating(group[0]?.interaction.request.method ?? 'GET')) {
       next = cursor + 1 < group.length ? cursor + 1 : -1;
     } else {
       for (let i = group.length - 1; i > cursor; i--) {
-        const e = group[i] as Entry;
-        if (e.clock.isDone(e.anchor)) {
+        if (this.isDue(group[i] as Entry)) {
           next = i;
           break;
         }
       }
-      if (next === -1 && cursor === -1) next = 0;
+      if (next === -1 && cursor === -1) {
+        next = 0;
+        advances = false;
+      }
     }
     if (next === -1) {
       if (this.options.onExhausted === 'error' || cursor === -1) return undefined;
-      return group[cursor];
+      return { entry: group[cursor] as Entry, advances: false };
     }
     this.cursors.set(key, next);
-    return group[next];
+    return { entry: group[next] as Entry, advances };
+  }
+
+  /** A recorded read is due once its anchor was replayed and, when timed, its recorded offset from it has passed. */
+  private isDue(e: Entry): boolean {
+    return (
+      e.index <= this.current &&
+      e.clock.reached(e.anchor) &&
+      (e.anchor === 0 || this.delayFor(e, e.anchor, e.interaction.timing.start) <= 0)
+    );
   }
 
   private unmatched(req: ReplayRequest, shape: RequestShape): ReplayAnswer {
@@ -190,13 +214,13 @@ export class ReplayEngine {
     return out;
   }
 
-  /** Milliseconds to wait so that `recordedAt` keeps its recorded distance from its anchor. */
-  private delayFor(entry: Entry, anchorSeq: number, recordedAt: number, base: { time: number; at: number }): number {
+  /** Milliseconds still to wait so that `recordedAt` keeps its recorded distance from request `anchorSeq`. */
+  private delayFor(entry: Entry, anchorSeq: number, recordedAt: number): number {
     if (this.timing.kind === 'instant') return 0;
-    const anchor = anchorSeq === 0 ? undefined : entry.clock.cassette.interactions.find((i) => i.seq === anchorSeq);
-    const anchorTime = anchor ? entry.clock.replayTime(anchorSeq) : undefined;
-    const from = anchor && anchorTime !== undefined && anchor.timing.start > base.at ? { time: anchorTime, at: anchor.timing.start } : base;
-    return from.time + this.timing.factor * (recordedAt - from.at) - performance.now();
+    const now = performance.now();
+    const reachedAt = entry.clock.reachedAt(anchorSeq) ?? now;
+    const anchoredAt = entry.clock.interaction(anchorSeq)?.timing.start ?? recordedAt;
+    return reachedAt + this.timing.factor * (recordedAt - anchoredAt) - now;
   }
 
   private answer(entry: Entry): ReplayAnswer {
@@ -212,14 +236,14 @@ export class ReplayEngine {
       };
     }
     const headers = this.headersOf(i);
-    const started = { time: performance.now(), at: i.timing.start };
     const stream = i.response.stream;
     if (!stream) {
       const body = restoreBody(decodeBody(i.response.body), i.response.body, this.fromPlaceholders);
       const delayMs = this.timing.kind === 'instant' ? 0 : this.timing.factor * ((i.timing.end ?? i.timing.start) - i.timing.start);
       return { kind: 'response', entry: info, status: i.response.status, headers, body, delayMs, breaks: i.failure !== undefined };
     }
-    const frames = (signal: AbortSignal) => this.frames(entry, stream.events, started, signal);
+    const servedAt = performance.now();
+    const frames = (signal: AbortSignal) => this.frames(entry, stream.events, servedAt, signal);
     return { kind: 'stream', entry: info, status: i.response.status, headers, frames, end: stream.end };
   }
 
@@ -228,18 +252,27 @@ export class ReplayEngine {
    * replayed (and, when timed, its recorded delay has passed). Events already
    * due go out together in one chunk.
    */
-  private async *frames(entry: Entry, events: SseItem[], base: { time: number; at: number }, signal: AbortSignal): AsyncGenerator<Buffer> {
+  private async *frames(entry: Entry, events: SseItem[], servedAt: number, signal: AbortSignal): AsyncGenerator<Buffer> {
     let batch = '';
+    const own = entry.interaction.seq;
+    const ownStart = entry.interaction.timing.start;
+    // Events that followed only this stream's own request keep their distance from when it was served.
+    const untilDue = (item: SseItem) =>
+      item.after > own
+        ? this.delayFor(entry, item.after, item.at)
+        : this.timing.kind === 'instant'
+          ? 0
+          : servedAt + this.timing.factor * (item.at - ownStart) - performance.now();
     for (const item of events) {
-      const anchor = entry.clock.anchorAtOrBefore(item.after);
-      const gated = !entry.clock.isDone(anchor);
-      const wait = gated ? 0 : this.delayFor(entry, anchor, item.at, base);
+      // The client has sent this stream's own request, so what followed it alone is due.
+      const gated = item.after > own && !entry.clock.reached(item.after);
+      const wait = gated ? 0 : untilDue(item);
       if ((gated || wait > 0) && batch) {
         yield Buffer.from(batch);
         batch = '';
       }
-      if (gated) await entry.clock.waitDone(anchor, signal);
-      const delay = gated ? this.delayFor(entry, anchor, item.at, base) : wait;
+      if (gated) await entry.clock.waitReached(item.after, signal);
+      const delay = gated ? untilDue(item) : wait;
       if (delay > 0) await sleep(delay, signal);
       batch += this.encode(item);
     }

@@ -22,8 +22,7 @@ export async function writeAnswer(answer: ReplayAnswer, res: ServerResponse): Pr
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
     res.writeHead(answer.status, [...headers.flat(), 'content-length', String(answer.body.byteLength)]);
     if (answer.kind === 'response' && answer.breaks) {
-      res.write(answer.body);
-      res.destroy();
+      res.write(answer.body, () => res.destroy());
       return;
     }
     res.end(answer.body);
@@ -33,15 +32,18 @@ export async function writeAnswer(answer: ReplayAnswer, res: ServerResponse): Pr
   res.flushHeaders();
   const controller = new AbortController();
   res.on('close', () => controller.abort());
+  let flushed: Promise<unknown> = Promise.resolve();
   try {
     for await (const chunk of answer.frames(controller.signal)) {
-      if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
+      flushed = new Promise((r) => res.write(chunk, r));
+      if (res.writableNeedDrain) await new Promise((r) => res.once('drain', r));
     }
   } catch {
     return; // the client left
   }
   if (answer.end === 'server-closed') res.end();
-  else if (answer.end === 'broken') res.destroy();
+  // Break only once the last events are on the wire, as the recorded stream did.
+  else if (answer.end === 'broken') await flushed.then(() => res.destroy());
   // Closed by the client or the proxy when recorded: stays open until this client closes.
 }
 

@@ -22,7 +22,7 @@ async function setup(handler: Parameters<typeof startServer>[0]): Promise<{ serv
 function eventReader(body: ReadableStream<Uint8Array>) {
   const reader = body.getReader();
   const parser = new SseParser();
-  const queue: { event?: string; data?: string }[] = [];
+  const queue: { event?: string | undefined; data?: string | undefined }[] = [];
   return {
     async next() {
       while (queue.length === 0) {

@@ -1,0 +1,42 @@
+import { join } from 'node:path';
+import { setupServer } from 'msw/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCassette } from '../../src/cassette/index.js';
+import { type ReplayCheckRow, type ReplayDoor, replayCheck } from '../../src/probes/index.js';
+import { cassetteHandlers, type ReplayEngine } from '../../src/replayer/index.js';
+
+const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
+const server = setupServer();
+const engines: ReplayEngine[] = [];
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterAll(() => server.close());
+
+/** Serves each probe's cassette through MSW; the driver uses the global fetch, as a user's test would. */
+async function throughMsw(file: string): Promise<ReplayDoor> {
+  const { handlers, engine } = cassetteHandlers([{ name: file, cassette: await loadCassette(file) }]);
+  engines.push(engine);
+  server.resetHandlers(...handlers);
+  return { fetch: (url, init) => fetch(url, init) };
+}
+
+const summary = (rows: ReplayCheckRow[]) => rows.map((r) => `${r.harness} ${r.probe} ${r.replayed} ${r.reason}`);
+
+describe('offline replay of the committed bench cassettes', () => {
+  it('reproduces every manifest verdict through MSW, 50 times over with identical results', async () => {
+    const first = await replayCheck(CASSETTES, { fetchFor: throughMsw });
+    expect(first.length).toBe(36);
+    expect(first.filter((r) => !r.ok)).toEqual([]);
+    for (let run = 1; run < 50; run++) {
+      expect(summary(await replayCheck(CASSETTES, { fetchFor: throughMsw }))).toEqual(summary(first));
+    }
+    expect(engines.flatMap((e) => e.misses.map((m) => m.message))).toEqual([]);
+    expect(engines.flatMap((e) => e.unused())).toEqual([]);
+  });
+
+  it('reproduces every manifest verdict through the undici dispatcher door', async () => {
+    const rows = await replayCheck(CASSETTES);
+    expect(rows.filter((r) => !r.ok)).toEqual([]);
+    expect(rows.length).toBe(36);
+  });
+});

@@ -1,0 +1,22 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findHarness } from '../../src/harnesses/index.js';
+import { markerFor, PROBES, REPLAY_TIMINGS, SessionDriver } from '../../src/probes/index.js';
+import { useCassette } from '../../src/replayer/vitest.js';
+
+// A user's test file: the cassette is served through MSW to the global fetch.
+const replay = useCassette(join(import.meta.dirname, '..', '..', 'cassettes', 'codex-native', 'basic_turn.yaml'));
+
+describe('useCassette', () => {
+  it('serves a driver that uses the global fetch, offline', async () => {
+    const harness = findHarness('codex-native');
+    if (!harness) throw new Error('no harness');
+    const driver = new SessionDriver('http://omnigent.test', harness, REPLAY_TIMINGS);
+    await driver.provision();
+    const basic = PROBES.find((p) => p.name === 'basic_turn');
+    const observation = await basic?.run(driver, 'SUPPORTED');
+    expect(observation?.observed).toBe('SUPPORTED');
+    expect(observation?.turn?.text).toBe(markerFor('codex-native'));
+    expect(replay.engine.misses).toEqual([]);
+  });
+});
