@@ -1,8 +1,11 @@
 // `npm run bench`: every performance benchmark, one after another, on this machine.
 import { benchCassetteLoad } from './cassette-load.js';
 import { benchProxyOverhead } from './proxy-overhead.js';
+import { benchReplay } from './replay.js';
 
 console.log(`tapedeck benchmarks on node ${process.version}, ${new Date().toISOString()}\n`);
 await benchProxyOverhead();
 console.log();
 await benchCassetteLoad();
+console.log();
+await benchReplay();

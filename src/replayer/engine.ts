@@ -51,6 +51,8 @@ interface Entry {
   /** The latest state-changing request recorded before this one. */
   anchor: number;
   served: boolean;
+  /** Response headers and body bytes, computed on first use: they never change. */
+  prepared?: { headers: [string, string][]; body: Buffer };
 }
 
 export type ReplayAnswer =
@@ -235,10 +237,13 @@ export class ReplayEngine {
         body: Buffer.from(JSON.stringify({ error: { code: i.failure?.code ?? 'upstream_error', message } })),
       };
     }
-    const headers = this.headersOf(i);
+    entry.prepared ??= {
+      headers: this.headersOf(i),
+      body: i.response.stream ? Buffer.alloc(0) : restoreBody(decodeBody(i.response.body), i.response.body, this.fromPlaceholders),
+    };
+    const { headers, body } = entry.prepared;
     const stream = i.response.stream;
     if (!stream) {
-      const body = restoreBody(decodeBody(i.response.body), i.response.body, this.fromPlaceholders);
       const delayMs = this.timing.kind === 'instant' ? 0 : this.timing.factor * ((i.timing.end ?? i.timing.start) - i.timing.start);
       return { kind: 'response', entry: info, status: i.response.status, headers, body, delayMs, breaks: i.failure !== undefined };
     }

@@ -107,17 +107,30 @@ export function recordedShape(i: Interaction, options: MatchOptions): RequestSha
   return shapeOf(req, options, (s) => s);
 }
 
-/** JSON with sorted keys: equal shapes give equal keys. */
+/** JSON with sorted keys: equal values give equal keys (written by hand: no allocation per node). */
 export function stableKey(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
+  if (value === null || typeof value !== 'object') return value === undefined ? '' : JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + stableKey(value[i]);
+    return `${out}]`;
+  }
+  const keys = Object.keys(value).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    out += `${i ? ',' : ''}${JSON.stringify(k)}:${stableKey((value as Record<string, unknown>)[k])}`;
+  }
+  return `${out}}`;
 }
 
+/** The group key of a request shape; identical requests share it. */
 export function shapeKey(s: RequestShape): string {
-  return stableKey(s);
+  let q = '';
+  for (const [k, v] of s.query) q += `${encodeURIComponent(k)}=${encodeURIComponent(v)}&`;
+  let h = '';
+  for (const [k, v] of s.headers) h += `${k}:${v}\n`;
+  return `${s.method} ${s.pathname}?${q}\n${stableKey(s.body)}\n${h}`;
 }
 
 /** Where two values first differ, as a field path with both values; undefined when equal. */

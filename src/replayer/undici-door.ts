@@ -5,7 +5,7 @@ type LegacyHandler = {
   onConnect?: (abort: (err?: Error) => void, context?: unknown) => void;
   onHeaders?: (status: number, headers: Buffer[], resume: () => void, statusText: string) => boolean;
   onData?: (chunk: Buffer) => boolean;
-  onComplete?: (trailers: Buffer[] | null) => void;
+  onComplete?: (trailers: Buffer[]) => void;
   onError?: (err: Error) => void;
 };
 
@@ -18,10 +18,16 @@ async function bodyBytes(body: unknown): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+// Recorded headers never change: their raw form is built once per answer list.
+const rawHeaders = new WeakMap<[string, string][], Buffer[]>();
+
 function flatHeaders(pairs: [string, string][], length?: number): Buffer[] {
-  const out = pairs.flatMap(([k, v]) => [Buffer.from(k), Buffer.from(v)]);
-  if (length !== undefined) out.push(Buffer.from('content-length'), Buffer.from(String(length)));
-  return out;
+  let raw = rawHeaders.get(pairs);
+  if (!raw) {
+    raw = pairs.flatMap(([k, v]) => [Buffer.from(k), Buffer.from(v)]);
+    rawHeaders.set(pairs, raw);
+  }
+  return length === undefined ? raw : [...raw, Buffer.from('content-length'), Buffer.from(String(length))];
 }
 
 function headerRecord(raw: unknown): Record<string, string | string[] | undefined> {
@@ -48,19 +54,24 @@ export class CassetteDispatcher extends Dispatcher {
 
   override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const h = handler as unknown as LegacyHandler;
-    const controller = new AbortController();
-    h.onConnect?.((err) => controller.abort(err ?? new errors.RequestAbortedError()), null);
+    // An AbortController costs more than the rest of a plain answer: made only for streams.
+    const abort: { controller?: AbortController; aborted: boolean } = { aborted: false };
+    h.onConnect?.((err) => {
+      abort.aborted = true;
+      abort.controller?.abort(err ?? new errors.RequestAbortedError());
+    }, null);
     void (async () => {
       const body = await bodyBytes(opts.body);
       const answer = this.engine.handle({ method: opts.method, path: opts.path, headers: headerRecord(opts.headers), body });
-      await this.deliver(answer, h, controller.signal);
+      if (answer.kind === 'stream') abort.controller = new AbortController();
+      await this.deliver(answer, h, abort.controller?.signal);
     })().catch((err: Error) => {
-      if (!controller.signal.aborted) h.onError?.(err);
+      if (!abort.aborted) h.onError?.(err);
     });
     return true;
   }
 
-  private async deliver(answer: ReplayAnswer, h: LegacyHandler, signal: AbortSignal): Promise<void> {
+  private async deliver(answer: ReplayAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> {
     const resume = () => {};
     if (answer.kind === 'unmatched' && answer.status === 500) throw answer.error;
     if (answer.kind !== 'stream') {
@@ -69,13 +80,14 @@ export class CassetteDispatcher extends Dispatcher {
       h.onHeaders?.(answer.status, flatHeaders(headers, answer.body.byteLength), resume, '');
       if (answer.body.byteLength > 0) h.onData?.(answer.body);
       if (answer.kind === 'response' && answer.breaks) throw new errors.SocketError('other side closed');
-      h.onComplete?.(null);
+      h.onComplete?.([]);
       return;
     }
+    if (!signal) throw new Error('a stream needs an abort signal');
     h.onHeaders?.(answer.status, flatHeaders(answer.headers), resume, '');
     for await (const chunk of answer.frames(signal)) h.onData?.(chunk);
     if (answer.end === 'broken') throw new errors.SocketError('other side closed');
-    if (answer.end === 'server-closed') return h.onComplete?.(null);
+    if (answer.end === 'server-closed') return h.onComplete?.([]);
     await new Promise((resolve) => signal.addEventListener('abort', resolve));
   }
 

@@ -1,0 +1,154 @@
+import { mkdtemp } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HttpResponse, http as mswHttp } from 'msw';
+import { setupServer } from 'msw/node';
+import nock from 'nock';
+import { MockAgent, request, SnapshotAgent } from 'undici';
+import { parseCassette, serializeCassette } from '../dist/cassette/index.js';
+import { startRecordingProxy } from '../dist/recorder/index.js';
+import { cassetteDispatcher, cassetteHandlers } from '../dist/replayer/index.js';
+import { SseParser } from '../dist/sse/index.js';
+import { fmt, medianMs } from './measure.js';
+
+const ORIGIN = 'http://127.0.0.1:9';
+
+function bodyFor(i) {
+  return JSON.stringify({
+    object: 'list',
+    data: [{ id: `item_${i}`, type: 'message', role: 'assistant', content: [{ type: 'output_text', text: `reply ${i}` }] }],
+    has_more: false,
+  });
+}
+
+function startServer() {
+  const server = http.createServer((req, res) => {
+    const i = Number(req.url.split('/').pop());
+    const body = bodyFor(i);
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}` })),
+  );
+}
+
+async function viaUndici(base, count, dispatcher) {
+  for (let i = 0; i < count; i++) {
+    const res = await request(`${base}/v1/items/${i}`, { dispatcher });
+    await res.body.json();
+  }
+}
+
+async function viaFetch(base, count) {
+  for (let i = 0; i < count; i++) await (await fetch(`${base}/v1/items/${i}`)).json();
+}
+
+async function withMsw(handlers, fn) {
+  const server = setupServer(...handlers);
+  server.listen({ onUnhandledRequest: 'error' });
+  try {
+    return await fn();
+  } finally {
+    server.close();
+  }
+}
+
+/** Replay of 1,000 JSON interactions through each door and each peer, and SSE replay throughput. */
+export async function benchReplay({ count = 1000, events = 100_000 } = {}) {
+  const { server, url } = await startServer();
+  const proxy = await startRecordingProxy({ target: url });
+  await viaUndici(proxy.url, count);
+  const cassette = parseCassette(serializeCassette(await proxy.close()));
+  const set = [{ name: 'items.yaml', cassette }];
+  const snapshotPath = join(await mkdtemp(join(tmpdir(), 'tapedeck-bench-')), 'snapshots.json');
+  const recorder = new SnapshotAgent({ mode: 'record', snapshotPath });
+  await viaUndici(url, count, recorder);
+  await recorder.saveSnapshots();
+  await recorder.close();
+  server.close();
+  const runs = { runs: 9, warmup: 2 };
+
+  const handWritten = await withMsw(
+    [
+      mswHttp.get(`${ORIGIN}/v1/items/:id`, ({ params }) =>
+        HttpResponse.text(bodyFor(Number(params.id)), { headers: { 'content-type': 'application/json' } }),
+      ),
+    ],
+    () => medianMs(() => viaFetch(ORIGIN, count), runs),
+  );
+  const mswDoor = await withMsw(cassetteHandlers(set).handlers, () => medianMs(() => viaFetch(ORIGIN, count), runs));
+
+  // Both undici doors load their recordings once, outside the measured runs.
+  const dispatcher = cassetteDispatcher(set);
+  const undiciDoor = await medianMs(() => viaUndici(ORIGIN, count, dispatcher), runs);
+  // The same snapshot data, recorded against the same origin the requests use.
+  const snapshotOrigin = url;
+  const playback = new SnapshotAgent({ mode: 'playback', snapshotPath });
+  const snapshot = await medianMs(() => viaUndici(snapshotOrigin, count, playback), runs);
+  const mockAgent = new MockAgent();
+  mockAgent.disableNetConnect();
+  const pool = mockAgent.get(ORIGIN);
+  for (let i = 0; i < count; i++)
+    pool
+      .intercept({ path: `/v1/items/${i}` })
+      .reply(200, bodyFor(i), { headers: { 'content-type': 'application/json' } })
+      .persist();
+  const mock = await medianMs(() => viaUndici(ORIGIN, count, mockAgent), runs);
+  const scope = nock(ORIGIN).persist();
+  for (let i = 0; i < count; i++) scope.get(`/v1/items/${i}`).reply(200, bodyFor(i), { 'content-type': 'application/json' });
+  const nocked = await medianMs(() => viaFetch(ORIGIN, count), runs);
+  nock.cleanAll();
+  nock.restore();
+
+  const sse = await sseThroughput(events);
+  console.log(`replay of ${count} JSON interactions, in-process (ms for all ${count}, median):`);
+  console.log(`  MSW, hand-written handler          ${fmt(handWritten)}`);
+  console.log(`  MSW, tapedeck cassetteHandlers     ${fmt(mswDoor)}  ratio ${fmt(mswDoor / handWritten)}x (target <= 1.3)`);
+  console.log(`  undici, tapedeck cassetteDispatcher ${fmt(undiciDoor)}`);
+  console.log(
+    `  undici SnapshotAgent playback       ${fmt(snapshot)}  tapedeck/SnapshotAgent ${fmt(undiciDoor / snapshot)}x (target <= 1)`,
+  );
+  console.log(`  undici MockAgent                    ${fmt(mock)}  tapedeck/MockAgent ${fmt(undiciDoor / mock)}x`);
+  console.log(`  nock (global fetch)                 ${fmt(nocked)}  tapedeck MSW door/nock ${fmt(mswDoor / nocked)}x`);
+  console.log(`  undici door vs hand-written MSW     ${fmt(undiciDoor / handWritten)}x`);
+  console.log(`SSE replay, instant timing: ${events} events in ${fmt(sse.ms)} ms = ${fmt(sse.perSecond, 0)} events/s (target >= 50000)`);
+  return { handWritten, mswDoor, undiciDoor, snapshot, mock, nocked, sse };
+}
+
+async function sseThroughput(events) {
+  const data = JSON.stringify({ type: 'response.output_text.delta', delta: 'word ', index: 0 });
+  const cassette = {
+    version: 1,
+    meta: { recorder: 'bench', target: ORIGIN, recordedAt: '2026-01-01T00:00:00.000Z' },
+    interactions: [
+      {
+        seq: 1,
+        request: { method: 'GET', path: '/stream', headers: {} },
+        response: {
+          status: 200,
+          headers: { 'content-type': 'text/event-stream' },
+          stream: {
+            end: 'server-closed',
+            events: Array.from({ length: events }, (_, k) => ({ at: k * 0.01, after: 1, event: 'response.output_text.delta', data })),
+          },
+        },
+        timing: { start: 0 },
+      },
+    ],
+  };
+  const ms = await medianMs(
+    async () => {
+      const res = await request(`${ORIGIN}/stream`, { dispatcher: cassetteDispatcher([{ name: 's', cassette }]) });
+      const parser = new SseParser();
+      let n = 0;
+      for await (const chunk of res.body) n += parser.push(chunk).length;
+      if (n !== events) throw new Error(`read ${n} of ${events} events`);
+    },
+    { runs: 5, warmup: 1 },
+  );
+  return { ms, perSecond: events / (ms / 1000) };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchReplay();
