@@ -6,6 +6,7 @@ import { registerProxy } from './commands/proxy.js';
 import { registerRecord } from './commands/record.js';
 import { registerReplay } from './commands/replay.js';
 import { registerSim } from './commands/sim.js';
+import { registerVerify } from './commands/verify.js';
 import { EXIT, printError, setVerbose } from './run-command.js';
 
 /** Builds the `bench` program with every command registered. */
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
     .hook('preAction', (cmd) => setVerbose(Boolean(cmd.opts().verbose)));
   registerRecord(program);
   registerReplay(program);
+  registerVerify(program);
   registerProxy(program);
   registerInspect(program);
   registerSim(program);

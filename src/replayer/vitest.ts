@@ -1,5 +1,7 @@
 import { setupServer } from 'msw/node';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { type MatcherEvents, toSatisfyContract } from '../contracts/matcher.js';
+import type { Pack } from '../contracts/pack.js';
 import type { Cassette } from '../cassette/index.js';
 import type { ReplayEngine, ReplayOptions } from './engine.js';
 import { loadCassetteSet } from './load-set.js';
@@ -44,4 +46,18 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
       return handle.engine;
     },
   };
+}
+
+expect.extend({
+  toSatisfyContract(received: MatcherEvents, pack: Pack | string) {
+    return toSatisfyContract(received, pack);
+  },
+});
+
+declare module 'vitest' {
+  // biome-ignore lint/suspicious/noExplicitAny: the declaration must repeat vitest's own type parameter exactly.
+  interface Matchers<T = any> {
+    /** The events satisfy every rule and payload schema of the pack (a built-in name or a Pack). */
+    toSatisfyContract(pack: Pack | string): T;
+  }
 }

@@ -1,0 +1,123 @@
+import type { Rule } from './rules.js';
+import { anyOf, type CheckedEvent, compileSelector, valueAt } from './selectors.js';
+
+/** A broken rule at one event of a segment; indices are positions in the whole stream. */
+export interface RuleViolation {
+  rule: string;
+  eventIndex: number;
+  message: string;
+}
+
+/** A stretch of a stream a rule is checked over: the whole stream, or one turn. */
+export interface Segment {
+  start: number;
+  end: number;
+}
+
+/**
+ * Checks one rule over one segment in a single pass: every rule kind is linear
+ * in the number of events (the pairing rule keeps one map of open keys).
+ */
+export function checkRule(rule: Rule, events: readonly CheckedEvent[], seg: Segment): RuleViolation[] {
+  const out: RuleViolation[] = [];
+  const v = (eventIndex: number, message: string) => out.push({ rule: rule.name, eventIndex, message });
+  const { start, end } = seg;
+  const at = (i: number) => events[i] as CheckedEvent;
+  switch (rule.kind) {
+    case 'precedes': {
+      const first = compileSelector(rule.first);
+      const then = compileSelector(rule.then);
+      let seen = false;
+      for (let i = start; i < end; i++) {
+        if (then.matches(at(i)) && !seen) v(i, `${at(i).type} without an earlier ${rule.first}`);
+        if (first.matches(at(i))) seen = true;
+      }
+      break;
+    }
+    case 'exactlyOne': {
+      const sel = anyOf(rule.of);
+      let count = 0;
+      for (let i = start; i < end; i++) {
+        if (sel.matches(at(i)) && ++count === 2) v(i, `a second ${at(i).type}; expected exactly one of ${rule.of.join(', ')}`);
+      }
+      if (count === 0 && end > start) v(end - 1, `no ${rule.of.join(' or ')}; expected exactly one`);
+      break;
+    }
+    case 'atMostOne': {
+      const sel = compileSelector(rule.of);
+      let count = 0;
+      for (let i = start; i < end; i++) if (sel.matches(at(i)) && ++count > 1) v(i, `${at(i).type} more than once`);
+      break;
+    }
+    case 'terminal': {
+      const term = anyOf(rule.of);
+      const trailer = anyOf(rule.trailers);
+      let seen = -1;
+      for (let i = start; i < end; i++) {
+        const e = at(i);
+        if (term.matches(e)) {
+          if (seen === -1) seen = i;
+          else v(i, `a second terminal ${e.type}`);
+        } else if (seen !== -1 && !trailer.matches(e)) {
+          v(i, `${e.type} after the terminal ${at(seen).type}`);
+        }
+      }
+      if (seen === -1 && end > start) v(end - 1, `no terminal event (${rule.of.join(', ')})`);
+      break;
+    }
+    case 'pairedBy': {
+      const s = compileSelector(rule.start);
+      const e = anyOf(rule.end);
+      const open = new Map<string, number>();
+      const closed = new Set<string>();
+      for (let i = start; i < end; i++) {
+        const ev = at(i);
+        const key = String(valueAt(ev.data, rule.key));
+        if (s.matches(ev)) {
+          if (open.has(key)) v(i, `a second ${rule.start} for ${rule.key}=${key} while one is open`);
+          else open.set(key, i);
+          closed.delete(key);
+        } else if (e.matches(ev)) {
+          if (open.has(key)) {
+            open.delete(key);
+            closed.add(key);
+          } else v(i, closed.has(key) ? `a second ${ev.type} for ${rule.key}=${key}` : `${ev.type} for ${rule.key}=${key} without an earlier ${rule.start}`);
+        }
+      }
+      for (const [key, i] of [...open].sort((a, b) => a[1] - b[1])) v(i, `${rule.start} for ${rule.key}=${key} never ended (${rule.end.join(' or ')})`);
+      break;
+    }
+    case 'never': {
+      const ev = compileSelector(rule.event);
+      const after = compileSelector(rule.after);
+      let seen = false;
+      for (let i = start; i < end; i++) {
+        if (seen && ev.matches(at(i))) v(i, `${at(i).type} after ${rule.after}`);
+        if (after.matches(at(i))) seen = true;
+      }
+      break;
+    }
+    case 'eventually': {
+      const ev = compileSelector(rule.event);
+      const after = compileSelector(rule.after);
+      let lastEvent = -1;
+      for (let i = start; i < end; i++) if (ev.matches(at(i))) lastEvent = i;
+      for (let i = Math.max(start, lastEvent + 1); i < end; i++) {
+        if (after.matches(at(i))) v(i, `${at(i).type} is never followed by ${rule.event}`);
+      }
+      break;
+    }
+    case 'firstEvent': {
+      if (end > start && !compileSelector(rule.event).matches(at(start))) v(start, `the first event is ${at(start).type}, not ${rule.event}`);
+      break;
+    }
+    case 'framing': {
+      for (let i = start; i < end; i++) {
+        const e = at(i);
+        for (const field of rule.forbid) if (e[field] !== undefined) v(i, `a frame with ${field === 'comment' ? 'a comment line' : `an ${field}: line`}`);
+      }
+      break;
+    }
+  }
+  return out;
+}

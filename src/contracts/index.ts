@@ -1,0 +1,24 @@
+export { checkRule, type RuleViolation, type Segment } from './check-rules.js';
+export { type MatcherEvents, toSatisfyContract } from './matcher.js';
+export type { Pack } from './pack.js';
+export { BUILT_IN_PACKS, findPack } from './packs/index.js';
+export { renderJunit, renderText, renderViolation } from './render.js';
+export {
+  atMostOne,
+  describeRule,
+  eventually,
+  exactlyOne,
+  firstEvent,
+  follows,
+  framing,
+  never,
+  pairedBy,
+  precedes,
+  type Rule,
+  type RuleKind,
+  ruleSchema,
+  terminal,
+} from './rules.js';
+export type { CheckedEvent } from './selectors.js';
+export { eventType, streamsOf, type TurnStart } from './stream-events.js';
+export { type CheckedCassette, checkEvents, type VerifyReport, type Violation, type ViolationCode, verifyCassette, verifyPaths } from './verify.js';

@@ -1,0 +1,34 @@
+import { checkEvents } from './verify.js';
+import type { Pack } from './pack.js';
+import { findPack } from './packs/index.js';
+import { renderViolation } from './render.js';
+import type { CheckedEvent } from './selectors.js';
+import { eventType } from './stream-events.js';
+
+/** Events as tests hold them: parsed SSE items (`{event, data}`), or bare type names. */
+export type MatcherEvents = readonly ({ event?: string | undefined; data?: unknown } | string)[];
+
+function toChecked(events: MatcherEvents): CheckedEvent[] {
+  return events.map((e) => {
+    if (typeof e === 'string') return { type: e, data: undefined };
+    let data = e.data;
+    if (typeof data === 'string') {
+      try {
+        data = JSON.parse(data);
+      } catch {
+        // Plain text data stays as it is.
+      }
+    }
+    return { type: eventType({ event: e.event, data: typeof e.data === 'string' ? e.data : undefined }, data), data };
+  });
+}
+
+/** `expect(events).toSatisfyContract(pack)`: the same checks and messages as `bench verify`, over one stream as one turn. */
+export function toSatisfyContract(received: MatcherEvents, pack: Pack | string) {
+  const p = typeof pack === 'string' ? findPack(pack) : pack;
+  const violations = checkEvents(toChecked(received), p, { cassette: '(events)', interaction: 0 }).flatMap((r) => r.violations);
+  return {
+    pass: violations.length === 0,
+    message: () => (violations.length === 0 ? `expected events to break ${p.name}, and they satisfy it` : violations.map((v) => renderViolation(v)).join('\n')),
+  };
+}

@@ -1,0 +1,14 @@
+import type { z } from 'zod';
+import type { Rule } from './rules.js';
+import type { TurnStart } from './stream-events.js';
+
+/** A named set of rules and payload schemas for one kind of stream. */
+export interface Pack {
+  name: string;
+  description: string;
+  /** Requests that start a turn, for turn-scoped rules. */
+  turnStarts: TurnStart[];
+  /** A zod schema for the data of each event type; a type not listed is reported as unknown when the pack lists any. */
+  payloads: Record<string, z.ZodType>;
+  rules: Rule[];
+}

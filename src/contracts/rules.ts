@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/**
+ * An event selector: `type`, `type[field=value]` (a dot path into the event's
+ * JSON data), or `*` for any event.
+ */
+export const selectorSchema = z.string().min(1);
+export const scopeSchema = z.enum(['stream', 'turn']);
+
+const meta = {
+  name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
+  description: z.string(),
+  source: z.string(),
+  scope: scopeSchema,
+};
+
+/** Every rule kind. Rules are data: listed, printed and serialised as they are. */
+export const ruleSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('precedes'), ...meta, first: selectorSchema, then: selectorSchema }),
+  z.strictObject({ kind: z.literal('exactlyOne'), ...meta, of: z.array(selectorSchema).min(1) }),
+  z.strictObject({ kind: z.literal('atMostOne'), ...meta, of: selectorSchema }),
+  z.strictObject({ kind: z.literal('terminal'), ...meta, of: z.array(selectorSchema).min(1), trailers: z.array(selectorSchema) }),
+  z.strictObject({ kind: z.literal('pairedBy'), ...meta, start: selectorSchema, end: z.array(selectorSchema).min(1), key: z.string() }),
+  z.strictObject({ kind: z.literal('never'), ...meta, event: selectorSchema, after: selectorSchema }),
+  z.strictObject({ kind: z.literal('eventually'), ...meta, event: selectorSchema, after: selectorSchema }),
+  z.strictObject({ kind: z.literal('firstEvent'), ...meta, event: selectorSchema }),
+  z.strictObject({ kind: z.literal('framing'), ...meta, forbid: z.array(z.enum(['id', 'retry', 'comment'])).min(1) }),
+]);
+export type Rule = z.infer<typeof ruleSchema>;
+export type RuleKind = Rule['kind'];
+
+type Meta = { name: string; description: string; source: string; scope?: 'stream' | 'turn' };
+const withScope = <T extends Meta>(m: T) => ({ ...m, scope: m.scope ?? 'turn' });
+
+/** Every `then` has a `first` before it. */
+export const precedes = (first: string, then: string, m: Meta): Rule => ({ kind: 'precedes', ...withScope(m), first, then });
+/** `follows(b, a)` is `precedes(a, b)`: every b comes after some a. */
+export const follows = (then: string, first: string, m: Meta): Rule => precedes(first, then, m);
+export const exactlyOne = (of: string[], m: Meta): Rule => ({ kind: 'exactlyOne', ...withScope(m), of });
+export const atMostOne = (of: string, m: Meta): Rule => ({ kind: 'atMostOne', ...withScope(m), of });
+/** One terminal event per scope, and only the listed trailers after it. */
+export const terminal = (of: string[], opts: { trailers: string[] }, m: Meta): Rule => ({ kind: 'terminal', ...withScope(m), of, trailers: opts.trailers });
+/** Every `start` has exactly one later `end` with the same `key` value (a dot path). */
+export const pairedBy = (start: string, end: string[], key: string, m: Meta): Rule => ({ kind: 'pairedBy', ...withScope(m), start, end, key });
+export const never = (event: string, opts: { after: string }, m: Meta): Rule => ({ kind: 'never', ...withScope(m), event, after: opts.after });
+export const eventually = (event: string, opts: { after: string }, m: Meta): Rule => ({ kind: 'eventually', ...withScope(m), event, after: opts.after });
+export const firstEvent = (event: string, m: Meta): Rule => ({ kind: 'firstEvent', ...withScope({ ...m, scope: m.scope ?? 'stream' }), event });
+export const framing = (forbid: ('id' | 'retry' | 'comment')[], m: Meta): Rule => ({ kind: 'framing', ...withScope({ ...m, scope: m.scope ?? 'stream' }), forbid });
+
+/** A rule in one line, as reports print it. */
+export function describeRule(rule: Rule): string {
+  switch (rule.kind) {
+    case 'precedes':
+      return `precedes(${rule.first}, ${rule.then})`;
+    case 'exactlyOne':
+      return `exactlyOne(${rule.of.join(' | ')})`;
+    case 'atMostOne':
+      return `atMostOne(${rule.of})`;
+    case 'terminal':
+      return `terminal(${rule.of.join(' | ')}; trailers ${rule.trailers.join(', ') || 'none'})`;
+    case 'pairedBy':
+      return `pairedBy(${rule.start} -> ${rule.end.join(' | ')} by ${rule.key})`;
+    case 'never':
+      return `never(${rule.event} after ${rule.after})`;
+    case 'eventually':
+      return `eventually(${rule.event} after ${rule.after})`;
+    case 'firstEvent':
+      return `firstEvent(${rule.event})`;
+    case 'framing':
+      return `framing(no ${rule.forbid.join(', ')})`;
+  }
+}

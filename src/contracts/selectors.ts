@@ -1,0 +1,46 @@
+/** One event as the checker sees it. */
+export interface CheckedEvent {
+  type: string;
+  data: unknown;
+  /** Present when the SSE frame carried them. */
+  id?: string | undefined;
+  retry?: number | undefined;
+  comment?: string | undefined;
+}
+
+export interface Selector {
+  matches(e: CheckedEvent): boolean;
+}
+
+/** The value at a dot path (`item.id`, `choices.0.finish_reason`) of an event's data. */
+export function valueAt(data: unknown, path: string): unknown {
+  let cur = data;
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+const cache = new Map<string, Selector>();
+
+/** Compiles `type`, `type[path=value]` or `*`. */
+export function compileSelector(text: string): Selector {
+  const hit = cache.get(text);
+  if (hit) return hit;
+  const m = /^(\[DONE\]|[^[\]]+)(?:\[([^=\]]+)=([^\]]*)\])?$/.exec(text);
+  if (!m) throw new TypeError(`bad event selector ${JSON.stringify(text)}: use type, type[field=value] or *`);
+  const type = m[1] as string;
+  const path = m[2];
+  const value = m[3];
+  const selector: Selector = {
+    matches: (e) => (type === '*' || e.type === type) && (path === undefined || String(valueAt(e.data, path)) === value),
+  };
+  cache.set(text, selector);
+  return selector;
+}
+
+export const anyOf = (texts: string[]): Selector => {
+  const compiled = texts.map(compileSelector);
+  return { matches: (e) => compiled.some((s) => s.matches(e)) };
+};

@@ -1,0 +1,84 @@
+import type { Cassette, Interaction, SseItem } from '../cassette/index.js';
+import type { Segment } from './check-rules.js';
+import type { CheckedEvent } from './selectors.js';
+
+/** Which requests start a turn: a POST matching this path pattern (and body type, when given). */
+export interface TurnStart {
+  method: string;
+  path: RegExp;
+  /** The JSON body's `type` must be this, e.g. `message` (an interrupt is not a new turn). */
+  bodyType?: string;
+}
+
+export interface StreamUnderCheck {
+  interaction: Interaction;
+  events: CheckedEvent[];
+  /** Where each checked event sits in the recorded stream (comments are counted). */
+  positions: number[];
+  turns: Segment[];
+}
+
+function parseData(data: string | undefined): unknown {
+  if (data === undefined) return undefined;
+  try {
+    return JSON.parse(data);
+  } catch {
+    return data;
+  }
+}
+
+/** The type of an SSE event: its `event:` name, `[DONE]`, the data's own type/event field, or `message`. */
+export function eventType(item: Pick<SseItem, 'event' | 'data'>, data: unknown): string {
+  if (item.event !== undefined) return item.event;
+  if (item.data === '[DONE]') return '[DONE]';
+  if (data && typeof data === 'object') {
+    const own = (data as { type?: unknown; event?: unknown }).type ?? (data as { event?: unknown }).event;
+    if (typeof own === 'string') return own;
+  }
+  return 'message';
+}
+
+function startsTurn(i: Interaction, starts: readonly TurnStart[]): boolean {
+  return starts.some((s) => {
+    if (i.request.method !== s.method || !s.path.test(i.request.path.split('?')[0] ?? '')) return false;
+    if (s.bodyType === undefined) return true;
+    const body = i.request.body;
+    return body !== undefined && 'json' in body && (body.json as { type?: unknown } | null)?.type === s.bodyType;
+  });
+}
+
+/**
+ * Every SSE stream of a cassette as checkable events, with its turns: a turn
+ * is the events caused by one turn-starting request (by their `after` link),
+ * up to the next one.
+ */
+export function streamsOf(cassette: Cassette, starts: readonly TurnStart[]): StreamUnderCheck[] {
+  const turnSeqs = cassette.interactions.filter((i) => startsTurn(i, starts)).map((i) => i.seq);
+  const out: StreamUnderCheck[] = [];
+  for (const interaction of cassette.interactions) {
+    const stream = interaction.response?.stream;
+    if (!stream) continue;
+    const events: CheckedEvent[] = [];
+    const positions: number[] = [];
+    const turnOf: number[] = [];
+    stream.events.forEach((item, position) => {
+      const data = parseData(item.data);
+      const type = item.comment !== undefined && item.event === undefined && item.data === undefined ? ':comment' : eventType(item, data);
+      events.push({ type, data, id: item.id, retry: item.retry, comment: item.comment });
+      positions.push(position);
+      let turn = -1;
+      for (let t = 0; t < turnSeqs.length && (turnSeqs[t] as number) <= item.after; t++) turn = t;
+      turnOf.push(turn);
+    });
+    const turns: Segment[] = [];
+    for (let i = 0; i < events.length; i++) {
+      const t = turnOf[i] as number;
+      if (t === -1) continue;
+      const last = turns[turns.length - 1];
+      if (last && turnOf[last.start] === t) last.end = i + 1;
+      else turns.push({ start: i, end: i + 1 });
+    }
+    out.push({ interaction, events, positions, turns });
+  }
+  return out;
+}
