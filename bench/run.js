@@ -1,5 +1,6 @@
 // `npm run bench`: every performance benchmark, one after another, on this machine.
 import { benchCassetteLoad } from './cassette-load.js';
+import { benchContracts } from './contracts.js';
 import { benchProxyOverhead } from './proxy-overhead.js';
 import { benchReplay } from './replay.js';
 
@@ -9,3 +10,5 @@ console.log();
 await benchCassetteLoad();
 console.log();
 await benchReplay();
+console.log();
+await benchContracts();

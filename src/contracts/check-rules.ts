@@ -81,10 +81,17 @@ export function checkRule(rule: Rule, events: readonly CheckedEvent[], seg: Segm
           if (open.has(key)) {
             open.delete(key);
             closed.add(key);
-          } else v(i, closed.has(key) ? `a second ${ev.type} for ${rule.key}=${key}` : `${ev.type} for ${rule.key}=${key} without an earlier ${rule.start}`);
+          } else
+            v(
+              i,
+              closed.has(key)
+                ? `a second ${ev.type} for ${rule.key}=${key}`
+                : `${ev.type} for ${rule.key}=${key} without an earlier ${rule.start}`,
+            );
         }
       }
-      for (const [key, i] of [...open].sort((a, b) => a[1] - b[1])) v(i, `${rule.start} for ${rule.key}=${key} never ended (${rule.end.join(' or ')})`);
+      for (const [key, i] of [...open].sort((a, b) => a[1] - b[1]))
+        v(i, `${rule.start} for ${rule.key}=${key} never ended (${rule.end.join(' or ')})`);
       break;
     }
     case 'never': {
@@ -108,13 +115,15 @@ export function checkRule(rule: Rule, events: readonly CheckedEvent[], seg: Segm
       break;
     }
     case 'firstEvent': {
-      if (end > start && !compileSelector(rule.event).matches(at(start))) v(start, `the first event is ${at(start).type}, not ${rule.event}`);
+      if (end > start && !compileSelector(rule.event).matches(at(start)))
+        v(start, `the first event is ${at(start).type}, not ${rule.event}`);
       break;
     }
     case 'framing': {
       for (let i = start; i < end; i++) {
         const e = at(i);
-        for (const field of rule.forbid) if (e[field] !== undefined) v(i, `a frame with ${field === 'comment' ? 'a comment line' : `an ${field}: line`}`);
+        for (const field of rule.forbid)
+          if (e[field] !== undefined) v(i, `a frame with ${field === 'comment' ? 'a comment line' : `an ${field}: line`}`);
       }
       break;
     }

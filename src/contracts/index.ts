@@ -21,4 +21,12 @@ export {
 } from './rules.js';
 export type { CheckedEvent } from './selectors.js';
 export { eventType, streamsOf, type TurnStart } from './stream-events.js';
-export { type CheckedCassette, checkEvents, type VerifyReport, type Violation, type ViolationCode, verifyCassette, verifyPaths } from './verify.js';
+export {
+  type CheckedCassette,
+  checkEvents,
+  type VerifyReport,
+  type Violation,
+  type ViolationCode,
+  verifyCassette,
+  verifyPaths,
+} from './verify.js';

@@ -1,9 +1,9 @@
-import { checkEvents } from './verify.js';
 import type { Pack } from './pack.js';
 import { findPack } from './packs/index.js';
 import { renderViolation } from './render.js';
 import type { CheckedEvent } from './selectors.js';
 import { eventType } from './stream-events.js';
+import { checkEvents } from './verify.js';
 
 /** Events as tests hold them: parsed SSE items (`{event, data}`), or bare type names. */
 export type MatcherEvents = readonly ({ event?: string | undefined; data?: unknown } | string)[];
@@ -29,6 +29,9 @@ export function toSatisfyContract(received: MatcherEvents, pack: Pack | string) 
   const violations = checkEvents(toChecked(received), p, { cassette: '(events)', interaction: 0 }).flatMap((r) => r.violations);
   return {
     pass: violations.length === 0,
-    message: () => (violations.length === 0 ? `expected events to break ${p.name}, and they satisfy it` : violations.map((v) => renderViolation(v)).join('\n')),
+    message: () =>
+      violations.length === 0
+        ? `expected events to break ${p.name}, and they satisfy it`
+        : violations.map((v) => renderViolation(v)).join('\n'),
   };
 }

@@ -14,12 +14,29 @@ export const omnigentPayloads: Record<string, z.ZodType> = {
     conversation_id: z.string(),
     status: z.enum(['idle', 'launching', 'running', 'waiting', 'failed']),
   }),
-  'session.input.consumed': z.looseObject({ ...base('session.input.consumed'), data: z.looseObject({ item_id: z.string(), type: z.string() }) }),
-  'session.interrupted': z.looseObject({ ...base('session.interrupted'), data: z.looseObject({ requested_at: z.number(), response_id: z.string().nullable() }) }),
-  'session.usage': z.looseObject({ ...base('session.usage'), conversation_id: z.string(), total_cost_usd: z.number().nullable().optional() }),
+  'session.input.consumed': z.looseObject({
+    ...base('session.input.consumed'),
+    data: z.looseObject({ item_id: z.string(), type: z.string() }),
+  }),
+  'session.interrupted': z.looseObject({
+    ...base('session.interrupted'),
+    data: z.looseObject({ requested_at: z.number(), response_id: z.string().nullable() }),
+  }),
+  'session.usage': z.looseObject({
+    ...base('session.usage'),
+    conversation_id: z.string(),
+    total_cost_usd: z.number().nullable().optional(),
+  }),
   'session.terminal.activity': z.looseObject({ ...base('session.terminal.activity'), session_id: z.string() }),
-  'session.resource.created': z.looseObject({ ...base('session.resource.created'), resource: z.looseObject({ id: z.string(), type: z.string() }) }),
-  'session.changed_files.invalidated': z.looseObject({ ...base('session.changed_files.invalidated'), session_id: z.string(), environment_id: z.string() }),
+  'session.resource.created': z.looseObject({
+    ...base('session.resource.created'),
+    resource: z.looseObject({ id: z.string(), type: z.string() }),
+  }),
+  'session.changed_files.invalidated': z.looseObject({
+    ...base('session.changed_files.invalidated'),
+    session_id: z.string(),
+    environment_id: z.string(),
+  }),
   'session.presence': z.looseObject({ ...base('session.presence'), conversation_id: z.string(), viewers: z.array(z.unknown()) }),
   'response.in_progress': z.looseObject({ ...base('response.in_progress'), response: responseObject }),
   'response.completed': z.looseObject({ ...base('response.completed'), response: responseObject }),
@@ -27,7 +44,12 @@ export const omnigentPayloads: Record<string, z.ZodType> = {
   'response.cancelled': z.looseObject({ ...base('response.cancelled'), response: responseObject }),
   'response.output_text.delta': z.looseObject({ ...base('response.output_text.delta'), delta: z.string() }),
   'response.output_item.done': z.looseObject({ ...base('response.output_item.done'), item }),
-  'response.policy_denied': z.looseObject({ ...base('response.policy_denied'), conversation_id: z.string(), reason: z.string(), phase: z.string() }),
+  'response.policy_denied': z.looseObject({
+    ...base('response.policy_denied'),
+    conversation_id: z.string(),
+    reason: z.string(),
+    phase: z.string(),
+  }),
   'response.elicitation_request': z.looseObject({
     ...base('response.elicitation_request'),
     elicitation_id: z.string(),

@@ -28,7 +28,8 @@ export function renderText(report: VerifyReport, colour = false): string {
   return lines.join('\n');
 }
 
-const xml = (s: string) => s.replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch] as string);
+const xml = (s: string) =>
+  s.replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch] as string);
 
 /** JUnit XML: one testsuite per cassette, one testcase per pack rule checked on it. */
 export function renderJunit(report: VerifyReport): string {

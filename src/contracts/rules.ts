@@ -39,13 +39,42 @@ export const follows = (then: string, first: string, m: Meta): Rule => precedes(
 export const exactlyOne = (of: string[], m: Meta): Rule => ({ kind: 'exactlyOne', ...withScope(m), of });
 export const atMostOne = (of: string, m: Meta): Rule => ({ kind: 'atMostOne', ...withScope(m), of });
 /** One terminal event per scope, and only the listed trailers after it. */
-export const terminal = (of: string[], opts: { trailers: string[] }, m: Meta): Rule => ({ kind: 'terminal', ...withScope(m), of, trailers: opts.trailers });
+export const terminal = (of: string[], opts: { trailers: string[] }, m: Meta): Rule => ({
+  kind: 'terminal',
+  ...withScope(m),
+  of,
+  trailers: opts.trailers,
+});
 /** Every `start` has exactly one later `end` with the same `key` value (a dot path). */
-export const pairedBy = (start: string, end: string[], key: string, m: Meta): Rule => ({ kind: 'pairedBy', ...withScope(m), start, end, key });
-export const never = (event: string, opts: { after: string }, m: Meta): Rule => ({ kind: 'never', ...withScope(m), event, after: opts.after });
-export const eventually = (event: string, opts: { after: string }, m: Meta): Rule => ({ kind: 'eventually', ...withScope(m), event, after: opts.after });
-export const firstEvent = (event: string, m: Meta): Rule => ({ kind: 'firstEvent', ...withScope({ ...m, scope: m.scope ?? 'stream' }), event });
-export const framing = (forbid: ('id' | 'retry' | 'comment')[], m: Meta): Rule => ({ kind: 'framing', ...withScope({ ...m, scope: m.scope ?? 'stream' }), forbid });
+export const pairedBy = (start: string, end: string[], key: string, m: Meta): Rule => ({
+  kind: 'pairedBy',
+  ...withScope(m),
+  start,
+  end,
+  key,
+});
+export const never = (event: string, opts: { after: string }, m: Meta): Rule => ({
+  kind: 'never',
+  ...withScope(m),
+  event,
+  after: opts.after,
+});
+export const eventually = (event: string, opts: { after: string }, m: Meta): Rule => ({
+  kind: 'eventually',
+  ...withScope(m),
+  event,
+  after: opts.after,
+});
+export const firstEvent = (event: string, m: Meta): Rule => ({
+  kind: 'firstEvent',
+  ...withScope({ ...m, scope: m.scope ?? 'stream' }),
+  event,
+});
+export const framing = (forbid: ('id' | 'retry' | 'comment')[], m: Meta): Rule => ({
+  kind: 'framing',
+  ...withScope({ ...m, scope: m.scope ?? 'stream' }),
+  forbid,
+});
 
 /** A rule in one line, as reports print it. */
 export function describeRule(rule: Rule): string {

@@ -43,7 +43,8 @@ function excerpt(events: readonly CheckedEvent[], positions: readonly number[], 
   const from = Math.max(0, index - 2);
   const to = Math.min(events.length, index + 3);
   const lines: string[] = [];
-  for (let i = from; i < to; i++) lines.push(`${i === index ? '>' : ' '} ${String(positions[i]).padStart(4)} ${(events[i] as CheckedEvent).type}`);
+  for (let i = from; i < to; i++)
+    lines.push(`${i === index ? '>' : ' '} ${String(positions[i]).padStart(4)} ${(events[i] as CheckedEvent).type}`);
   return lines;
 }
 
@@ -72,7 +73,8 @@ export function checkEvents(
       if (e.type === ':comment') return;
       const schema = pack.payloads[e.type];
       if (!schema) {
-        if (!unknown.has(e.type)) payloadViolations.push(make('unknown_event', 'known-event-types', i, `unknown event type ${e.type}: not in ${pack.name}`));
+        if (!unknown.has(e.type))
+          payloadViolations.push(make('unknown_event', 'known-event-types', i, `unknown event type ${e.type}: not in ${pack.name}`));
         unknown.add(e.type);
         return;
       }
@@ -88,7 +90,9 @@ export function checkEvents(
   const turns = where.turns ?? [{ start: 0, end: events.length }];
   for (const rule of pack.rules) {
     const segments = rule.scope === 'stream' ? [{ start: 0, end: events.length }] : turns;
-    const violations = segments.flatMap((seg) => checkRule(rule, events, seg)).map((v) => make('rule_broken', rule.name, v.eventIndex, v.message));
+    const violations = segments
+      .flatMap((seg) => checkRule(rule, events, seg))
+      .map((v) => make('rule_broken', rule.name, v.eventIndex, v.message));
     results.push({ rule: rule.name, violations });
   }
   return results;
@@ -101,7 +105,12 @@ export function verifyCassette(cassette: Cassette, name: string, packNames?: rea
   const byRule = new Map<string, { pack: string; rule: string; violations: Violation[] }>();
   for (const pack of packs) {
     for (const stream of streamsOf(cassette, pack.turnStarts)) {
-      for (const r of checkEvents(stream.events, pack, { cassette: name, interaction: stream.interaction.seq, turns: stream.turns, positions: stream.positions })) {
+      for (const r of checkEvents(stream.events, pack, {
+        cassette: name,
+        interaction: stream.interaction.seq,
+        turns: stream.turns,
+        positions: stream.positions,
+      })) {
         const key = `${pack.name} ${r.rule}`;
         const entry = byRule.get(key) ?? { pack: pack.name, rule: r.rule, violations: [] };
         entry.violations.push(...r.violations);

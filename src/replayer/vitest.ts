@@ -1,8 +1,8 @@
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, expect } from 'vitest';
+import type { Cassette } from '../cassette/index.js';
 import { type MatcherEvents, toSatisfyContract } from '../contracts/matcher.js';
 import type { Pack } from '../contracts/pack.js';
-import type { Cassette } from '../cassette/index.js';
 import type { ReplayEngine, ReplayOptions } from './engine.js';
 import { loadCassetteSet } from './load-set.js';
 import { cassetteHandlers } from './msw-door.js';

@@ -4,7 +4,15 @@ import { hermesRuns, hermesSessionStream } from './hermes.js';
 import { omnigentFullServer, omnigentNativeTui, omnigentStream } from './omnigent.js';
 import { openaiChatCompletions, openaiResponses } from './openai.js';
 
-export const BUILT_IN_PACKS: readonly Pack[] = [omnigentStream, omnigentNativeTui, omnigentFullServer, hermesSessionStream, hermesRuns, openaiResponses, openaiChatCompletions];
+export const BUILT_IN_PACKS: readonly Pack[] = [
+  omnigentStream,
+  omnigentNativeTui,
+  omnigentFullServer,
+  hermesSessionStream,
+  hermesRuns,
+  openaiResponses,
+  openaiChatCompletions,
+];
 
 /** A built-in pack by name; an unknown name lists the known ones. */
 export function findPack(name: string): Pack {

@@ -12,29 +12,82 @@ export const omnigentStream: Pack = {
   turnStarts,
   payloads: omnigentPayloads,
   rules: [
-    framing(['id', 'retry', 'comment'], { name: 'event-and-data-only', description: 'frames carry event: and data: only; no id:, retry: or comments', source: `${REF} I1` }),
-    firstEvent('session.heartbeat', { name: 'heartbeat-first', description: 'each connection opens with session.heartbeat', source: `${REF} I2` }),
-    never('*', { after: '[DONE]' }, { name: 'done-is-last', description: 'nothing follows the bare [DONE] of a normal close', source: `${REF} I5`, scope: 'stream' }),
+    framing(['id', 'retry', 'comment'], {
+      name: 'event-and-data-only',
+      description: 'frames carry event: and data: only; no id:, retry: or comments',
+      source: `${REF} I1`,
+    }),
+    firstEvent('session.heartbeat', {
+      name: 'heartbeat-first',
+      description: 'each connection opens with session.heartbeat',
+      source: `${REF} I2`,
+    }),
+    never(
+      '*',
+      { after: '[DONE]' },
+      { name: 'done-is-last', description: 'nothing follows the bare [DONE] of a normal close', source: `${REF} I5`, scope: 'stream' },
+    ),
   ],
 };
 
 /** Native-tui harnesses (claude, codex, kiro, cursor, qwen, ...): executor events first, vendor output after. */
 export const omnigentNativeTui: Pack = {
   name: 'omnigent/native-tui',
-  description: 'Native-tui turns: the executor answers in_progress/completed before any vendor output; output ends with output_item.done; policy_denied may trail it.',
+  description:
+    'Native-tui turns: the executor answers in_progress/completed before any vendor output; output ends with output_item.done; policy_denied may trail it.',
   turnStarts,
   payloads: omnigentPayloads,
   rules: [
-    exactlyOne(['response.in_progress'], { name: 'one-in-progress', description: 'each turn has exactly one response.in_progress', source: `${REF} I13` }),
-    precedes('response.in_progress', 'response.completed', { name: 'completed-after-in-progress', description: 'response.completed follows response.in_progress', source: `${REF} I13` }),
-    precedes('response.completed', 'response.output_text.delta', { name: 'deltas-after-completed', description: 'on native-tui, text deltas come after response.completed', source: `${REF} I13` }),
-    precedes('response.completed', 'response.output_item.done', { name: 'output-after-completed', description: 'on native-tui, response.output_item.done comes after response.completed', source: `${REF} I13` }),
-    never('response.in_progress', { after: 'response.completed' }, { name: 'no-restart', description: 'a turn does not start again after its response.completed', source: `${REF} I13` }),
-    eventually('session.status[status=idle]', { after: 'response.in_progress' }, { name: 'ends-idle', description: 'the vendor-side session.status idle ends every turn', source: `${REF} I14` }),
-    precedes('session.input.consumed', 'response.output_item.done', { name: 'input-before-output', description: 'the mirrored user input is consumed before any output item', source: `${REF} I18` }),
-    precedes('response.output_item.done', 'response.policy_denied', { name: 'denied-after-call', description: 'response.policy_denied follows the tool call it blocks (and may follow output_item.done)', source: `${REF} I19` }),
-    never('response.output_text.delta', { after: 'session.interrupted' }, { name: 'quiet-after-interrupt', description: 'no text deltas after session.interrupted', source: `${REF} I20, I21` }),
-    pairedBy('response.elicitation_request', ['response.elicitation_resolved'], 'elicitation_id', { name: 'elicitation-resolved', description: 'every elicitation request is resolved once', source: `${REF} I24` }),
+    exactlyOne(['response.in_progress'], {
+      name: 'one-in-progress',
+      description: 'each turn has exactly one response.in_progress',
+      source: `${REF} I13`,
+    }),
+    precedes('response.in_progress', 'response.completed', {
+      name: 'completed-after-in-progress',
+      description: 'response.completed follows response.in_progress',
+      source: `${REF} I13`,
+    }),
+    precedes('response.completed', 'response.output_text.delta', {
+      name: 'deltas-after-completed',
+      description: 'on native-tui, text deltas come after response.completed',
+      source: `${REF} I13`,
+    }),
+    precedes('response.completed', 'response.output_item.done', {
+      name: 'output-after-completed',
+      description: 'on native-tui, response.output_item.done comes after response.completed',
+      source: `${REF} I13`,
+    }),
+    never(
+      'response.in_progress',
+      { after: 'response.completed' },
+      { name: 'no-restart', description: 'a turn does not start again after its response.completed', source: `${REF} I13` },
+    ),
+    eventually(
+      'session.status[status=idle]',
+      { after: 'response.in_progress' },
+      { name: 'ends-idle', description: 'the vendor-side session.status idle ends every turn', source: `${REF} I14` },
+    ),
+    precedes('session.input.consumed', 'response.output_item.done', {
+      name: 'input-before-output',
+      description: 'the mirrored user input is consumed before any output item',
+      source: `${REF} I18`,
+    }),
+    precedes('response.output_item.done', 'response.policy_denied', {
+      name: 'denied-after-call',
+      description: 'response.policy_denied follows the tool call it blocks (and may follow output_item.done)',
+      source: `${REF} I19`,
+    }),
+    never(
+      'response.output_text.delta',
+      { after: 'session.interrupted' },
+      { name: 'quiet-after-interrupt', description: 'no text deltas after session.interrupted', source: `${REF} I20, I21` },
+    ),
+    pairedBy('response.elicitation_request', ['response.elicitation_resolved'], 'elicitation_id', {
+      name: 'elicitation-resolved',
+      description: 'every elicitation request is resolved once',
+      source: `${REF} I24`,
+    }),
   ],
 };
 
@@ -45,15 +98,43 @@ export const omnigentFullServer: Pack = {
   turnStarts,
   payloads: omnigentPayloads,
   rules: [
-    never('response.created', { after: 'response.in_progress' }, { name: 'no-live-created', description: 'response.created is never relayed live (only in reconnect replay)', source: `${REF} I7` }),
-    precedes('response.in_progress', 'response.output_text.delta', { name: 'deltas-after-in-progress', description: 'text deltas follow response.in_progress', source: `${REF} I7` }),
-    terminal(['response.completed', 'response.cancelled', 'response.failed'], { trailers: ['session.status', 'session.input.consumed', 'response.output_item.done', '[DONE]'] }, {
-      name: 'one-terminal',
-      description: 'one terminal response event per turn; afterwards only status, consumed markers and persisted outputs',
-      source: `${REF} I10, I22`,
+    never(
+      'response.created',
+      { after: 'response.in_progress' },
+      { name: 'no-live-created', description: 'response.created is never relayed live (only in reconnect replay)', source: `${REF} I7` },
+    ),
+    precedes('response.in_progress', 'response.output_text.delta', {
+      name: 'deltas-after-in-progress',
+      description: 'text deltas follow response.in_progress',
+      source: `${REF} I7`,
     }),
-    never('session.usage', { after: 'response.completed' }, { name: 'usage-before-completed', description: 'session.usage precedes response.completed', source: `${REF} I10` }),
-    never('response.incomplete', { after: 'session.interrupted' }, { name: 'cancelled-not-incomplete', description: 'an interrupt terminates with response.cancelled, never response.incomplete', source: `${REF} I22` }),
-    pairedBy('response.elicitation_request', ['response.elicitation_resolved'], 'elicitation_id', { name: 'elicitation-resolved', description: 'every elicitation request is resolved once', source: `${REF} I24` }),
+    terminal(
+      ['response.completed', 'response.cancelled', 'response.failed'],
+      { trailers: ['session.status', 'session.input.consumed', 'response.output_item.done', '[DONE]'] },
+      {
+        name: 'one-terminal',
+        description: 'one terminal response event per turn; afterwards only status, consumed markers and persisted outputs',
+        source: `${REF} I10, I22`,
+      },
+    ),
+    never(
+      'session.usage',
+      { after: 'response.completed' },
+      { name: 'usage-before-completed', description: 'session.usage precedes response.completed', source: `${REF} I10` },
+    ),
+    never(
+      'response.incomplete',
+      { after: 'session.interrupted' },
+      {
+        name: 'cancelled-not-incomplete',
+        description: 'an interrupt terminates with response.cancelled, never response.incomplete',
+        source: `${REF} I22`,
+      },
+    ),
+    pairedBy('response.elicitation_request', ['response.elicitation_resolved'], 'elicitation_id', {
+      name: 'elicitation-resolved',
+      description: 'every elicitation request is resolved once',
+      source: `${REF} I24`,
+    }),
   ],
 };

@@ -10,9 +10,28 @@ export const openaiResponses: Pack = {
   payloads: {},
   rules: [
     firstEvent('response.created', { name: 'created-first', description: 'response.created comes first', source: `${REF} 4` }),
-    terminal(['response.completed', 'response.failed'], { trailers: [] }, { name: 'one-terminal-last', description: 'exactly one of response.completed or response.failed, and it is last', source: `${REF} 4`, scope: 'stream' }),
-    pairedBy('response.output_item.added', ['response.output_item.done'], 'item.id', { name: 'items-paired', description: 'every output_item.done pairs with an earlier output_item.added of the same item', source: `${REF} 5`, scope: 'stream' }),
-    precedes('response.output_item.added', 'response.output_text.delta', { name: 'delta-in-open-message', description: 'text deltas come after the message item was added', source: `${REF} 7`, scope: 'stream' }),
+    terminal(
+      ['response.completed', 'response.failed'],
+      { trailers: [] },
+      {
+        name: 'one-terminal-last',
+        description: 'exactly one of response.completed or response.failed, and it is last',
+        source: `${REF} 4`,
+        scope: 'stream',
+      },
+    ),
+    pairedBy('response.output_item.added', ['response.output_item.done'], 'item.id', {
+      name: 'items-paired',
+      description: 'every output_item.done pairs with an earlier output_item.added of the same item',
+      source: `${REF} 5`,
+      scope: 'stream',
+    }),
+    precedes('response.output_item.added', 'response.output_text.delta', {
+      name: 'delta-in-open-message',
+      description: 'text deltas come after the message item was added',
+      source: `${REF} 7`,
+      scope: 'stream',
+    }),
   ],
 };
 
@@ -22,8 +41,18 @@ export const openaiChatCompletions: Pack = {
   turnStarts: [{ method: 'POST', path: /\/v1\/chat\/completions$/ }],
   payloads: {},
   rules: [
-    exactlyOne(['[DONE]'], { name: 'done-once', description: 'the stream ends with data: [DONE], once', source: `${REF} 2`, scope: 'stream' }),
+    exactlyOne(['[DONE]'], {
+      name: 'done-once',
+      description: 'the stream ends with data: [DONE], once',
+      source: `${REF} 2`,
+      scope: 'stream',
+    }),
     never('*', { after: '[DONE]' }, { name: 'done-last', description: 'nothing follows [DONE]', source: `${REF} 2`, scope: 'stream' }),
-    precedes('message[choices.0.delta.role=assistant]', 'message[choices.0.finish_reason=stop]', { name: 'role-chunk-first', description: 'the role chunk comes before the finish chunk', source: `${REF} 1, 2`, scope: 'stream' }),
+    precedes('message[choices.0.delta.role=assistant]', 'message[choices.0.finish_reason=stop]', {
+      name: 'role-chunk-first',
+      description: 'the role chunk comes before the finish chunk',
+      source: `${REF} 1, 2`,
+      scope: 'stream',
+    }),
   ],
 };

@@ -1,0 +1,52 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  atMostOne,
+  type CheckedEvent,
+  checkRule,
+  eventually,
+  exactlyOne,
+  firstEvent,
+  never,
+  pairedBy,
+  precedes,
+  type Rule,
+  terminal,
+} from '../../src/contracts/index.js';
+import { referenceViolations } from './reference-checker.js';
+
+const m = { name: 'r', description: 'test rule', source: 'test', scope: 'stream' as const };
+const alphabet = ['a', 'b', 'c', 'd'];
+const rulesUnderTest: Rule[] = [
+  precedes('a', 'b', m),
+  exactlyOne(['a', 'c'], m),
+  atMostOne('b', m),
+  terminal(['c'], { trailers: ['d'] }, m),
+  pairedBy('a', ['b', 'c'], 'k', m),
+  never('b', { after: 'c' }, m),
+  never('*', { after: 'd' }, m),
+  eventually('d', { after: 'a' }, m),
+  firstEvent('a', m),
+];
+
+const eventArb = fc.tuple(fc.constantFrom(...alphabet), fc.constantFrom('1', '2')).map(([t, k]) => `${t}:${k}`);
+const toChecked = (events: string[]): CheckedEvent[] =>
+  events.map((e) => ({ type: e.split(':')[0] as string, data: { k: e.split(':')[1] } }));
+
+describe('the rule checker', () => {
+  it.each(rulesUnderTest.map((r) => [r.kind, r] as const))('agrees with a brute-force reference on random sequences: %s', (_kind, rule) => {
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 12 }), (events) => {
+        const found = checkRule(rule, toChecked(events), { start: 0, end: events.length }).map((v) => v.eventIndex);
+        expect([...new Set(found)].sort((a, b) => a - b)).toEqual(referenceViolations(rule, events));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('checks only inside its segment', () => {
+    const events = toChecked(['b:1', 'a:1', 'b:1']);
+    expect(checkRule(precedes('a', 'b', m), events, { start: 1, end: 3 })).toEqual([]);
+    expect(checkRule(precedes('a', 'b', m), events, { start: 0, end: 3 }).map((v) => v.eventIndex)).toEqual([0]);
+  });
+});

@@ -1,0 +1,287 @@
+import { execFileSync } from 'node:child_process';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Cassette } from '../../src/cassette/index.js';
+import {
+  BUILT_IN_PACKS,
+  type CheckedEvent,
+  checkEvents,
+  findPack,
+  type Rule,
+  renderJunit,
+  renderText,
+  type VerifyReport,
+  verifyCassette,
+} from '../../src/contracts/index.js';
+import '../../src/replayer/vitest.js';
+
+/** An event that a selector matches: `type` or `type[path=value]`. */
+function eventFor(selector: string, extra: Record<string, unknown> = {}): CheckedEvent {
+  const m = /^(\[DONE\]|[^[\]]+)(?:\[([^=\]]+)=([^\]]*)\])?$/.exec(selector);
+  const type = m?.[1] === '*' ? 'zz.other' : (m?.[1] as string);
+  const data: Record<string, unknown> = { ...extra };
+  if (m?.[2]) {
+    const parts = m[2].split('.');
+    let cur = data;
+    for (const p of parts.slice(0, -1)) cur = (cur[p] ??= {}) as Record<string, unknown>;
+    cur[parts.at(-1) as string] = m[3];
+  }
+  return { type, data };
+}
+
+const unrelated: CheckedEvent = { type: 'zz.unrelated', data: {} };
+
+/** The smallest sequence that breaks a rule, and the index where it breaks. */
+function minimalViolation(rule: Rule): [CheckedEvent[], number] {
+  switch (rule.kind) {
+    case 'precedes':
+      return [[eventFor(rule.then)], 0];
+    case 'exactlyOne':
+      return [[eventFor(rule.of[0] as string), eventFor(rule.of[0] as string)], 1];
+    case 'atMostOne':
+      return [[eventFor(rule.of), eventFor(rule.of)], 1];
+    case 'terminal':
+      return [[eventFor(rule.of[0] as string), unrelated], 1];
+    case 'pairedBy':
+      return [[eventFor(rule.start, { [rule.key.split('.')[0] as string]: rule.key.includes('.') ? { id: 'x1' } : 'x1' })], 0];
+    case 'never':
+      return [[eventFor(rule.after), eventFor(rule.event)], 1];
+    case 'eventually':
+      return [[eventFor(rule.after)], 0];
+    case 'firstEvent':
+      return [[unrelated], 0];
+    case 'framing':
+      return [[{ ...unrelated, id: '1', retry: 5, comment: ' c' }], 0];
+  }
+}
+
+describe('built-in packs', () => {
+  const cases = BUILT_IN_PACKS.flatMap((pack) =>
+    pack.rules.map((rule) => [`${pack.name} ${rule.name} (${rule.source})`, pack, rule] as const),
+  );
+  it.each(cases)('catches a minimal violation of %s at the right event', (_name, pack, rule) => {
+    const [events, index] = minimalViolation(rule);
+    const found = checkEvents(events, { ...pack, payloads: {}, rules: [rule] }, { cassette: 't', interaction: 1 }).flatMap(
+      (r) => r.violations,
+    );
+    expect(found.map((v) => [v.rule, v.eventIndex])).toContainEqual([rule.name, index]);
+  });
+
+  it('every rule has a name, a one-line description and a source', () => {
+    for (const pack of BUILT_IN_PACKS) {
+      expect(new Set(pack.rules.map((r) => r.name)).size).toBe(pack.rules.length);
+      for (const r of pack.rules) {
+        expect(r.description).not.toMatch(/\n/);
+        expect(r.source.length).toBeGreaterThan(5);
+      }
+    }
+    expect(BUILT_IN_PACKS.map((p) => p.name)).toEqual([
+      'omnigent/stream',
+      'omnigent/native-tui',
+      'omnigent/full-server',
+      'hermes/session-stream',
+      'hermes/runs',
+      'openai/responses',
+      'openai/chat-completions',
+    ]);
+  });
+});
+
+const cid = 'c0ffee00c0ffee00c0ffee00c0ffee00';
+const ev = (type: string, data: Record<string, unknown> = {}) => ({
+  event: type,
+  data: JSON.stringify({ sequence_number: null, type, ...data }),
+});
+const status = (s: string) => ev('session.status', { conversation_id: cid, status: s });
+const response = (s: string) => ({ response: { id: 'resp_1', status: s, model: 'claude-native-ui' } });
+const item = (type: string) => ev('response.output_item.done', { item: { id: 'i1', type, role: 'assistant' } });
+
+/** A legal native-tui turn (trace A of the reference), with optional parts. */
+function legalTurn(o: { deltas: number; flaps: number; deny: boolean }) {
+  return [
+    ev('response.in_progress', response('in_progress')),
+    ev('response.completed', response('completed')),
+    ev('session.input.consumed', { data: { item_id: 'u1', type: 'message' } }),
+    status('running'),
+    ...Array.from({ length: o.flaps }, (_, i) => (i % 2 ? status('running') : status('idle'))),
+    ...Array.from({ length: o.deltas }, (_, i) => ev('response.output_text.delta', { delta: `w${i}` })),
+    item('message'),
+    ...(o.deny ? [item('function_call'), ev('response.policy_denied', { conversation_id: cid, reason: 'r', phase: 'tool_call' })] : []),
+    status('idle'),
+  ];
+}
+
+describe('omnigent/native-tui on whole turns', () => {
+  const turnArb = fc.record({ deltas: fc.nat(4), flaps: fc.nat(2).map((n) => n * 2), deny: fc.boolean() }).map(legalTurn);
+
+  it('accepts every legal turn', () => {
+    fc.assert(
+      fc.property(turnArb, (turn) => {
+        expect(turn).toSatisfyContract('omnigent/native-tui');
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('rejects a legal turn after a single drop, duplicate or swap of a constrained event', () => {
+    const mutations: [string, (t: ReturnType<typeof legalTurn>) => ReturnType<typeof legalTurn>][] = [
+      ['drop in_progress', (t) => t.slice(1)],
+      ['duplicate in_progress', (t) => [t[0], ...t] as ReturnType<typeof legalTurn>],
+      ['swap in_progress and completed', (t) => [t[1], t[0], ...t.slice(2)] as ReturnType<typeof legalTurn>],
+      // A mid-turn flap leaves an earlier idle (I26 allows it), so every idle goes.
+      ['drop every idle', (t) => t.filter((e) => !e.data.includes('"status":"idle"'))],
+      [
+        'move the first output item before completed',
+        (t) => {
+          const i = t.findIndex((e) => e.event === 'response.output_item.done');
+          return [t[0], t[i], ...t.slice(1, i), ...t.slice(i + 1)] as ReturnType<typeof legalTurn>;
+        },
+      ],
+    ];
+    fc.assert(
+      fc.property(turnArb, fc.constantFrom(...mutations), (turn, [, mutate]) => {
+        expect(mutate(turn)).not.toSatisfyContract('omnigent/native-tui');
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+function cassetteOf(events: { event: string; data: string }[]): Cassette {
+  return {
+    version: 1,
+    meta: { recorder: 't', target: 'http://x', recordedAt: 'now', packs: ['omnigent/stream', 'omnigent/native-tui'] },
+    interactions: [
+      {
+        seq: 1,
+        request: { method: 'GET', path: `/v1/sessions/${cid}/stream`, headers: {} },
+        response: {
+          status: 200,
+          headers: {},
+          stream: { end: 'client-closed', events: events.map((e, i) => ({ at: i, after: i === 0 ? 1 : 2, ...e })) },
+        },
+        timing: { start: 0 },
+      },
+      {
+        seq: 2,
+        request: { method: 'POST', path: `/v1/sessions/${cid}/events`, headers: {}, body: { json: { type: 'message' } } },
+        response: { status: 202, headers: {} },
+        timing: { start: 1 },
+      },
+    ],
+  };
+}
+
+const report = (c: Cassette): VerifyReport => {
+  const checked = verifyCassette(c, 'cassettes/x/deny.yaml');
+  return { cassettes: [checked], violations: checked.rules.flatMap((r) => r.violations) };
+};
+
+describe('reports', () => {
+  it('shows where response.output_item.done came before response.completed', () => {
+    const turn = legalTurn({ deltas: 0, flaps: 0, deny: false });
+    const bad = [ev('session.heartbeat'), turn[0], turn[4], turn[1], turn[2], turn[3], turn[5]] as { event: string; data: string }[];
+    expect(renderText(report(cassetteOf(bad)))).toMatchInlineSnapshot(`
+      "✗ cassettes/x/deny.yaml #1 event 2: omnigent/native-tui output-after-completed: response.output_item.done without an earlier response.completed
+               0 session.heartbeat
+               1 response.in_progress
+          >    2 response.output_item.done
+               3 response.completed
+               4 session.input.consumed
+      ✗ cassettes/x/deny.yaml #1 event 2: omnigent/native-tui input-before-output: response.output_item.done without an earlier session.input.consumed
+               0 session.heartbeat
+               1 response.in_progress
+          >    2 response.output_item.done
+               3 response.completed
+               4 session.input.consumed
+      checked 1 cassettes, 1 streams, 7 events against 15 rules: 2 violations"
+    `);
+  });
+
+  it('shows a text delta after session.interrupted', () => {
+    const turn = legalTurn({ deltas: 0, flaps: 0, deny: false });
+    const bad = [
+      ev('session.heartbeat'),
+      turn[0],
+      turn[1],
+      turn[2],
+      turn[3],
+      ev('session.interrupted', { data: { requested_at: 1, response_id: null } }),
+      ev('response.output_text.delta', { delta: 'late' }),
+      status('idle'),
+    ];
+    expect(renderText(report(cassetteOf(bad)))).toMatchInlineSnapshot(`
+      "✗ cassettes/x/deny.yaml #1 event 6: omnigent/native-tui quiet-after-interrupt: response.output_text.delta after session.interrupted
+               4 session.status
+               5 session.interrupted
+          >    6 response.output_text.delta
+               7 session.status
+      checked 1 cassettes, 1 streams, 8 events against 15 rules: 1 violations"
+    `);
+  });
+
+  it('shows a policy_denied with no tool call before it, and a second in_progress', () => {
+    const turn = legalTurn({ deltas: 0, flaps: 0, deny: false });
+    const bad = [
+      ev('session.heartbeat'),
+      turn[0],
+      turn[1],
+      ev('response.policy_denied', { conversation_id: cid, reason: 'r', phase: 'tool_call' }),
+      turn[0],
+      turn[2],
+      turn[3],
+      turn[4],
+      turn[5],
+    ];
+    expect(renderText(report(cassetteOf(bad)))).toMatchInlineSnapshot(`
+      "✗ cassettes/x/deny.yaml #1 event 4: omnigent/native-tui one-in-progress: a second response.in_progress; expected exactly one of response.in_progress
+               2 response.completed
+               3 response.policy_denied
+          >    4 response.in_progress
+               5 session.input.consumed
+               6 session.status
+      ✗ cassettes/x/deny.yaml #1 event 4: omnigent/native-tui no-restart: response.in_progress after response.completed
+               2 response.completed
+               3 response.policy_denied
+          >    4 response.in_progress
+               5 session.input.consumed
+               6 session.status
+      ✗ cassettes/x/deny.yaml #1 event 3: omnigent/native-tui denied-after-call: response.policy_denied without an earlier response.output_item.done
+               1 response.in_progress
+               2 response.completed
+          >    3 response.policy_denied
+               4 response.in_progress
+               5 session.input.consumed
+      checked 1 cassettes, 1 streams, 9 events against 15 rules: 3 violations"
+    `);
+  });
+
+  it('names the event index and field path of a payload that breaks its schema', () => {
+    const bad = [ev('session.heartbeat'), ev('session.status', { conversation_id: cid, status: 'sleeping' })];
+    const violations = report(cassetteOf(bad)).violations.filter((v) => v.code === 'payload_invalid');
+    expect(violations[0]).toMatchObject({ code: 'payload_invalid', eventIndex: 1, rule: 'payload-schema' });
+    expect(violations[0]?.message).toMatch(/^session\.status data\.status: /);
+  });
+
+  it('reports unknown event types instead of passing them', () => {
+    const found = report(cassetteOf([ev('session.heartbeat'), ev('session.mystery')])).violations.filter((v) => v.code === 'unknown_event');
+    expect(found.map((v) => [v.eventIndex, v.message])).toContainEqual([1, 'unknown event type session.mystery: not in omnigent/stream']);
+  });
+
+  it('writes JUnit that is well-formed XML, one testcase per cassette and rule', () => {
+    const checked = report(cassetteOf([ev('session.heartbeat'), ev('response.output_item.done', { item: { id: 'i', type: 'message' } })]));
+    const xml = renderJunit(checked);
+    const summary = execFileSync(
+      '/usr/bin/python3',
+      [
+        '-c',
+        'import sys, xml.dom.minidom as m; d = m.parseString(sys.stdin.read()); print(len(d.getElementsByTagName("testcase")), len(d.getElementsByTagName("failure")))',
+      ],
+      { input: xml },
+    ).toString();
+    const rules = findPack('omnigent/stream').rules.length + findPack('omnigent/native-tui').rules.length + 2;
+    const failing = checked.cassettes[0]?.rules.filter((r) => r.violations.length > 0).length;
+    expect(failing).toBeGreaterThan(0);
+    expect(summary.trim()).toBe(`${rules} ${failing}`);
+  });
+});

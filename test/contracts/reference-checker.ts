@@ -1,0 +1,66 @@
+import type { Rule } from '../../src/contracts/index.js';
+
+/**
+ * A deliberately naive checker, written apart from src/ to cross-check it:
+ * quadratic loops straight from each rule's one-line definition. Events are
+ * `type` or `type:key` strings (the key feeds pairedBy); stream scope only.
+ */
+export function referenceViolations(rule: Rule, events: string[]): number[] {
+  const type = (e: string) => e.split(':')[0] as string;
+  const key = (e: string) => e.split(':')[1] ?? 'undefined';
+  const is = (e: string, sel: string) => sel === '*' || type(e) === sel;
+  const bad: number[] = [];
+  const n = events.length;
+  for (let j = 0; j < n; j++) {
+    const e = events[j] as string;
+    const before = events.slice(0, j);
+    const after = events.slice(j + 1);
+    switch (rule.kind) {
+      case 'precedes':
+        if (is(e, rule.then) && !before.some((b) => is(b, rule.first))) bad.push(j);
+        break;
+      case 'exactlyOne': {
+        const mine = (x: string) => rule.of.some((s) => is(x, s));
+        if (mine(e) && before.filter(mine).length === 1) bad.push(j);
+        if (j === n - 1 && !events.some(mine)) bad.push(j);
+        break;
+      }
+      case 'atMostOne':
+        if (is(e, rule.of) && before.some((b) => is(b, rule.of))) bad.push(j);
+        break;
+      case 'terminal': {
+        const term = (x: string) => rule.of.some((s) => is(x, s));
+        const trailer = (x: string) => rule.trailers.some((s) => is(x, s));
+        const earlierTerm = before.some(term);
+        if (term(e) && earlierTerm) bad.push(j);
+        else if (!term(e) && earlierTerm && !trailer(e)) bad.push(j);
+        if (j === n - 1 && !events.some(term)) bad.push(j);
+        break;
+      }
+      case 'pairedBy': {
+        const starts = (x: string) => is(x, rule.start);
+        const ends = (x: string) => rule.end.some((s) => is(x, s));
+        // Whether a start of this key is open just before j: starts open, ends close.
+        let openNow = false;
+        for (const h of before) if (key(h) === key(e)) openNow = starts(h) ? true : ends(h) ? false : openNow;
+        if (starts(e) && openNow) bad.push(j);
+        if (ends(e) && !openNow) bad.push(j);
+        // A start that opened is closed by any later end of its key; without one it never ended.
+        if (starts(e) && !openNow && !after.some((x) => key(x) === key(e) && ends(x))) bad.push(j);
+        break;
+      }
+      case 'never':
+        if (is(e, rule.event) && before.some((b) => is(b, rule.after))) bad.push(j);
+        break;
+      case 'eventually':
+        if (is(e, rule.after) && !after.some((a) => is(a, rule.event))) bad.push(j);
+        break;
+      case 'firstEvent':
+        if (j === 0 && !is(e, rule.event)) bad.push(j);
+        break;
+      case 'framing':
+        break;
+    }
+  }
+  return [...new Set(bad)].sort((a, b) => a - b);
+}
