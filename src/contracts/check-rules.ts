@@ -25,12 +25,12 @@ export function checkRule(rule: Rule, events: readonly CheckedEvent[], seg: Segm
   const at = (i: number) => events[i] as CheckedEvent;
   switch (rule.kind) {
     case 'precedes': {
-      const first = compileSelector(rule.first);
-      const then = compileSelector(rule.then);
+      const earlier = compileSelector(rule.earlier);
+      const later = compileSelector(rule.later);
       let seen = false;
       for (let i = start; i < end; i++) {
-        if (then.matches(at(i)) && !seen) v(i, `${at(i).type} without an earlier ${rule.first}`);
-        if (first.matches(at(i))) seen = true;
+        if (later.matches(at(i)) && !seen) v(i, `${at(i).type} without an earlier ${rule.earlier}`);
+        if (earlier.matches(at(i))) seen = true;
       }
       break;
     }

@@ -16,7 +16,7 @@ const meta = {
 
 /** Every rule kind. Rules are data: listed, printed and serialised as they are. */
 export const ruleSchema = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('precedes'), ...meta, first: selectorSchema, then: selectorSchema }),
+  z.strictObject({ kind: z.literal('precedes'), ...meta, earlier: selectorSchema, later: selectorSchema }),
   z.strictObject({ kind: z.literal('exactlyOne'), ...meta, of: z.array(selectorSchema).min(1) }),
   z.strictObject({ kind: z.literal('atMostOne'), ...meta, of: selectorSchema }),
   z.strictObject({ kind: z.literal('terminal'), ...meta, of: z.array(selectorSchema).min(1), trailers: z.array(selectorSchema) }),
@@ -32,10 +32,10 @@ export type RuleKind = Rule['kind'];
 type Meta = { name: string; description: string; source: string; scope?: 'stream' | 'turn' };
 const withScope = <T extends Meta>(m: T) => ({ ...m, scope: m.scope ?? 'turn' });
 
-/** Every `then` has a `first` before it. */
-export const precedes = (first: string, then: string, m: Meta): Rule => ({ kind: 'precedes', ...withScope(m), first, then });
+/** Every `later` event has an `earlier` one before it. */
+export const precedes = (earlier: string, later: string, m: Meta): Rule => ({ kind: 'precedes', ...withScope(m), earlier, later });
 /** `follows(b, a)` is `precedes(a, b)`: every b comes after some a. */
-export const follows = (then: string, first: string, m: Meta): Rule => precedes(first, then, m);
+export const follows = (later: string, earlier: string, m: Meta): Rule => precedes(earlier, later, m);
 export const exactlyOne = (of: string[], m: Meta): Rule => ({ kind: 'exactlyOne', ...withScope(m), of });
 export const atMostOne = (of: string, m: Meta): Rule => ({ kind: 'atMostOne', ...withScope(m), of });
 /** One terminal event per scope, and only the listed trailers after it. */
@@ -80,7 +80,7 @@ export const framing = (forbid: ('id' | 'retry' | 'comment')[], m: Meta): Rule =
 export function describeRule(rule: Rule): string {
   switch (rule.kind) {
     case 'precedes':
-      return `precedes(${rule.first}, ${rule.then})`;
+      return `precedes(${rule.earlier}, ${rule.later})`;
     case 'exactlyOne':
       return `exactlyOne(${rule.of.join(' | ')})`;
     case 'atMostOne':

@@ -35,7 +35,7 @@ const unrelated: CheckedEvent = { type: 'zz.unrelated', data: {} };
 function minimalViolation(rule: Rule): [CheckedEvent[], number] {
   switch (rule.kind) {
     case 'precedes':
-      return [[eventFor(rule.then)], 0];
+      return [[eventFor(rule.later)], 0];
     case 'exactlyOne':
       return [[eventFor(rule.of[0] as string), eventFor(rule.of[0] as string)], 1];
     case 'atMostOne':
@@ -147,7 +147,8 @@ describe('omnigent/native-tui on whole turns', () => {
   });
 });
 
-function cassetteOf(events: { event: string; data: string }[]): Cassette {
+function cassetteOf(list: ({ event: string; data: string } | undefined)[]): Cassette {
+  const events = list.filter((e): e is { event: string; data: string } => e !== undefined);
   return {
     version: 1,
     meta: { recorder: 't', target: 'http://x', recordedAt: 'now', packs: ['omnigent/stream', 'omnigent/native-tui'] },

@@ -17,7 +17,7 @@ export function referenceViolations(rule: Rule, events: string[]): number[] {
     const after = events.slice(j + 1);
     switch (rule.kind) {
       case 'precedes':
-        if (is(e, rule.then) && !before.some((b) => is(b, rule.first))) bad.push(j);
+        if (is(e, rule.later) && !before.some((b) => is(b, rule.earlier))) bad.push(j);
         break;
       case 'exactlyOne': {
         const mine = (x: string) => rule.of.some((s) => is(x, s));
