@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { TapedeckError } from '../errors.js';
 import { TAPEDECK_VERSION } from '../version.js';
+import { registerDrift } from './commands/drift.js';
 import { registerInspect } from './commands/inspect.js';
 import { registerProxy } from './commands/proxy.js';
 import { registerRecord } from './commands/record.js';
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerRecord(program);
   registerReplay(program);
   registerVerify(program);
+  registerDrift(program);
   registerProxy(program);
   registerInspect(program);
   registerSim(program);

@@ -8,6 +8,7 @@ interface SimFlags {
   host: string;
   seed: number;
   latency: number;
+  mutate?: string[];
 }
 
 export function registerSim(program: Command): void {
@@ -18,6 +19,11 @@ export function registerSim(program: Command): void {
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .option('--seed <n>', 'seed for ids', parseSeed, 1)
     .option('--latency <ms>', 'pause between stream events of a turn', parseWholeMs, 2)
+    .option(
+      '--mutate <change>',
+      'emulate a server change (repeatable): rename-event:FROM=TO, drop-field:TYPE.FIELD, retype-field:TYPE.FIELD, swap-events:A,B, add-event:TYPE, status:METHOD /route/{id}=CODE, no-sentinel',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .addHelpText(
       'after',
       '\nThe first line on stdout is "listening on URL". Stop with Ctrl-C.\n\nExample:\n  $ bench sim --port 6767 --latency 50',
@@ -28,7 +34,13 @@ export function registerSim(program: Command): void {
           process.once('SIGINT', () => resolve());
           process.once('SIGTERM', () => resolve());
         });
-        const sim = await startOmnigentSimulator({ port: flags.port, host: flags.host, seed: flags.seed, latencyMs: flags.latency });
+        const sim = await startOmnigentSimulator({
+          port: flags.port,
+          host: flags.host,
+          seed: flags.seed,
+          latencyMs: flags.latency,
+          ...(flags.mutate ? { mutate: flags.mutate } : {}),
+        });
         process.stdout.write(`listening on ${sim.url}\n`);
         await stopped;
         await sim.close();

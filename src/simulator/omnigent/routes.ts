@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HARNESS_PROFILES, type HarnessProfile } from '../../harnesses/index.js';
+import { routeTemplate } from '../../net/route-template.js';
 import { ApiError, appError, detailError, paginate, readJson, sendJson, validationError } from './http.js';
 import type { SeededIds } from './ids.js';
+import type { StreamMutator } from './mutations.js';
 import { CEL_HANDLER, compileCel } from './policies.js';
 import { agentIdFor, flatItem, newSession, type Session, snapshot } from './state.js';
 import { runNativeTurn } from './turn.js';
@@ -16,6 +18,8 @@ export interface SimulatorContext {
   policyHookDisabled: Map<string, string>;
   sessions: Map<string, Session>;
   turns: Set<Promise<void>>;
+  /** Server changes to emulate (drift tests); none by default. */
+  mutator: StreamMutator;
 }
 
 const HEX32 = /^[0-9a-f]{32}$/;
@@ -68,7 +72,7 @@ async function createSession(ctx: SimulatorContext, req: IncomingMessage, res: S
   if (hostId !== undefined && hostId !== ctx.hostId) throw detailError(404, 'Host not found');
   const harness = ctx.behaviour.get(agent.harness);
   if (!harness) throw appError('invalid_input', `harness ${agent.harness} is not configured`);
-  const session = newSession(ctx.ids, harness, hostId ?? ctx.hostId, workspace ?? '');
+  const session = newSession(ctx.ids, harness, hostId ?? ctx.hostId, workspace ?? '', ctx.mutator);
   ctx.sessions.set(session.id, session);
   sendJson(res, 201, snapshot(session, true));
 }
@@ -189,6 +193,11 @@ export async function route(ctx: SimulatorContext, req: IncomingMessage, res: Se
   const url = new URL(req.url ?? '/', 'http://simulator');
   const parts = url.pathname.split('/').filter(Boolean);
   const method = req.method ?? 'GET';
+  const override = ctx.mutator.statusFor(routeTemplate(method, url.pathname));
+  if (override !== undefined) {
+    const writeHead = res.writeHead.bind(res) as (status: number, ...rest: unknown[]) => ServerResponse;
+    res.writeHead = ((_status: number, ...rest: unknown[]) => writeHead(override, ...rest)) as typeof res.writeHead;
+  }
   try {
     if (method === 'GET' && url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
     if (method === 'GET' && url.pathname === '/v1/hosts') {

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { findHarness, HARNESS_PROFILES, type HarnessProfile } from '../../harnesses/index.js';
 import { listen } from '../../net/listen.js';
 import { SeededIds } from './ids.js';
+import { parseMutation, StreamMutator } from './mutations.js';
 import { route, type SimulatorContext } from './routes.js';
 
 export interface OmnigentSimulatorOptions {
@@ -15,6 +16,8 @@ export interface OmnigentSimulatorOptions {
   behaviour?: Record<string, Partial<HarnessProfile>>;
   /** Harnesses whose terminal reports its policy hook disabled, with the reason. */
   policyHookDisabled?: Record<string, string>;
+  /** Server changes to emulate, as `--mutate` specs (see `parseMutation`). */
+  mutate?: readonly string[];
 }
 
 export interface OmnigentSimulator {
@@ -39,6 +42,7 @@ export async function startOmnigentSimulator(options: OmnigentSimulatorOptions =
     policyHookDisabled: new Map(Object.entries(options.policyHookDisabled ?? {})),
     sessions: new Map(),
     turns: new Set(),
+    mutator: new StreamMutator((options.mutate ?? []).map(parseMutation)),
   };
   const server = createServer((req, res) => {
     // No Date header: recordings of the same seed stay byte-identical but for timing.

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { StreamMutator } from './mutations.js';
 
 /** Payload fields every session stream event carries, in the order the server writes them. */
 export type StreamPayload = Record<string, unknown>;
@@ -9,6 +10,8 @@ export type StreamPayload = Record<string, unknown>;
  */
 export class SessionStream {
   private readonly subscribers = new Set<ServerResponse>();
+
+  constructor(private readonly mutator?: StreamMutator) {}
 
   get subscriberCount(): number {
     return this.subscribers.size;
@@ -24,13 +27,15 @@ export class SessionStream {
 
   /** Publishes one event to every current subscriber. */
   publish(type: string, payload: StreamPayload): void {
-    const text = frame(type, payload);
-    for (const res of this.subscribers) res.write(text);
+    for (const [t, p] of this.mutator ? this.mutator.apply(type, payload) : [[type, payload] as const]) {
+      const text = frame(t, p);
+      for (const res of this.subscribers) res.write(text);
+    }
   }
 
   /** Ends every subscription normally, with the bare `[DONE]` sentinel. */
   close(): void {
-    for (const res of this.subscribers) res.end('data: [DONE]\n\n');
+    for (const res of this.subscribers) res.end(this.mutator?.dropsSentinel ? undefined : 'data: [DONE]\n\n');
     this.subscribers.clear();
   }
 }

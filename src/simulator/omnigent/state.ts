@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HarnessProfile } from '../../harnesses/index.js';
 import type { SeededIds } from './ids.js';
+import type { StreamMutator } from './mutations.js';
 import type { CompiledPolicy } from './policies.js';
 import { SessionStream } from './session-stream.js';
 
@@ -77,7 +78,7 @@ export function newItem(ids: SeededIds, type: string, responseId: string | null,
   return { id: ids.hex(), type, status: 'completed', response_id: responseId, created_at: ids.now(), created_by: null, data };
 }
 
-export function newSession(ids: SeededIds, harness: HarnessProfile, hostId: string, workspace: string): Session {
+export function newSession(ids: SeededIds, harness: HarnessProfile, hostId: string, workspace: string, mutator?: StreamMutator): Session {
   const now = ids.now();
   const agentName = `${harness.id}-ui`;
   return {
@@ -96,7 +97,7 @@ export function newSession(ids: SeededIds, harness: HarnessProfile, hostId: stri
     policies: [],
     lastTotalTokens: null,
     totalCostUsd: null,
-    stream: new SessionStream(),
+    stream: new SessionStream(mutator),
     turn: undefined,
     pendingElicitations: [],
   };

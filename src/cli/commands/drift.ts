@@ -1,0 +1,76 @@
+import type { Command } from 'commander';
+import { loadDriftConfig, renderDriftJunit, renderDriftMarkdown, renderDriftText, runDrift, type Severity } from '../../drift/index.js';
+import { UsageError } from '../../errors.js';
+import { runCommand } from '../run-command.js';
+
+const FORMATS = ['text', 'json', 'junit', 'markdown'] as const;
+const SEVERITIES = ['breaking', 'notable', 'info'] as const;
+
+interface DriftFlags {
+  baseline: string;
+  server?: string;
+  candidate?: string;
+  harness?: string;
+  format: string;
+  update?: boolean;
+  failOn?: string;
+  config?: string;
+}
+
+export function registerDrift(program: Command): void {
+  program
+    .command('drift')
+    .description(
+      're-record against a changed server (or read a candidate folder) and report what moved: vocabulary, payload shape, ordering, status codes, contracts, verdicts',
+    )
+    .requiredOption('--baseline <dir>', 'committed cassettes (a harness folder, or a folder of them)')
+    .option('--server <url>', 're-record the same probes against this server into a temporary folder')
+    .option('--candidate <dir>', 'compare with this folder instead (same layout as the baseline)')
+    .option('--harness <id>', 'only this harness')
+    .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'text')
+    .option('--fail-on <severity>', `lowest severity that exits 1: ${SEVERITIES.join(', ')} (default from config, else breaking)`)
+    .option('--config <file>', 'JSON config with a "drift" section (default tapedeck.config.json if present)')
+    .option('--update', 'after reporting, replace the baseline with the candidate')
+    .addHelpText(
+      'after',
+      `
+Values are noise (ids, timestamps, token counts, text, timings): only types,
+names and order are compared. tapedeck.config.json can add more:
+  {"drift": {"ignoreFields": ["blocked_on"], "ignoreEventTypes": ["session.terminal.activity"], "failOn": "breaking"}}
+
+Exit codes: 0 nothing at or above --fail-on, 1 drift found, 2 bad input.
+
+Examples:
+  $ bench drift --baseline cassettes --server http://127.0.0.1:6767 --format markdown >> "$GITHUB_STEP_SUMMARY"
+  $ bench drift --baseline cassettes/kiro-native --candidate /tmp/new/kiro-native`,
+    )
+    .action((flags: DriftFlags) =>
+      runCommand(async () => {
+        if (!(FORMATS as readonly string[]).includes(flags.format))
+          throw new UsageError(`--format ${JSON.stringify(flags.format)}: use one of ${FORMATS.join(', ')}`);
+        if (flags.failOn && !(SEVERITIES as readonly string[]).includes(flags.failOn))
+          throw new UsageError(`--fail-on ${JSON.stringify(flags.failOn)}: use one of ${SEVERITIES.join(', ')}`);
+        const report = await runDrift({
+          baseline: flags.baseline,
+          server: flags.server,
+          candidate: flags.candidate,
+          harness: flags.harness,
+          config: await loadDriftConfig(flags.config),
+          failOn: flags.failOn as Severity | undefined,
+          update: flags.update,
+          onProgress: (line) => process.stderr.write(`bench drift: ${line}\n`),
+        });
+        const out =
+          flags.format === 'json'
+            ? `${JSON.stringify(report, null, 2)}\n`
+            : flags.format === 'junit'
+              ? renderDriftJunit(report)
+              : flags.format === 'markdown'
+                ? renderDriftMarkdown(report)
+                : `${renderDriftText(report)}\n`;
+        process.stdout.write(out);
+        if (flags.update) process.stderr.write(`bench drift: baseline ${flags.baseline} replaced with the candidate\n`);
+        return report.failed ? 1 : 0;
+      }),
+    );
+}

@@ -1,0 +1,47 @@
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { UsageError } from '../errors.js';
+
+export const severitySchema = z.enum(['breaking', 'notable', 'info']);
+export type Severity = z.infer<typeof severitySchema>;
+
+/**
+ * The `drift` section of `tapedeck.config.json`. Values (ids, timestamps,
+ * token counts, text, timings) are never compared, only types and order; these
+ * lists take whole fields or event types out as well, or put defaults back.
+ */
+export const driftConfigSchema = z.strictObject({
+  /** Field names or dot paths whose shape changes are ignored (`blocked_on`, `response.usage`). */
+  ignoreFields: z.array(z.string()).default([]),
+  /** Event types left out of vocabulary, shape and ordering (noise pings). */
+  ignoreEventTypes: z.array(z.string()).default(['session.terminal.activity', 'session.heartbeat', 'response.heartbeat']),
+  /** The lowest severity that makes the exit code 1. */
+  failOn: severitySchema.default('breaking'),
+});
+export type DriftConfig = z.infer<typeof driftConfigSchema>;
+
+export const DEFAULT_DRIFT_CONFIG: DriftConfig = driftConfigSchema.parse({});
+
+/** Reads the `drift` section of a config file (JSON); a missing default file means the defaults. */
+export async function loadDriftConfig(file: string | undefined): Promise<DriftConfig> {
+  const path = file ?? 'tapedeck.config.json';
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (!file && (err as NodeJS.ErrnoException).code === 'ENOENT') return DEFAULT_DRIFT_CONFIG;
+    throw new UsageError(`--config ${path}: cannot be read (${(err as Error).message})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${path}: not valid JSON (${(err as Error).message})`);
+  }
+  const result = driftConfigSchema.safeParse((raw as { drift?: unknown } | null)?.drift ?? {});
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new UsageError(`${path} drift.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,104 @@
+import { cp, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { UsageError } from '../errors.js';
+import { type DriverTimings, loadManifest, recordHarness } from '../probes/index.js';
+import { compareProfiles, type Finding } from './compare.js';
+import type { DriftConfig, Severity } from './config.js';
+import { profileFolder } from './profile.js';
+import type { DriftReport } from './render.js';
+
+export interface DriftOptions {
+  baseline: string;
+  /** Re-record against this server into a temporary folder... */
+  server?: string | undefined;
+  /** ...or compare with this folder of cassettes. */
+  candidate?: string | undefined;
+  harness?: string | undefined;
+  config: DriftConfig;
+  failOn?: Severity | undefined;
+  /** Replace the baseline with the candidate after reporting. */
+  update?: boolean | undefined;
+  /** Driver timings for re-recording (live ones by default). */
+  timings?: DriverTimings | undefined;
+  onProgress?: (line: string) => void;
+}
+
+const ORDER: Record<Severity, number> = { breaking: 0, notable: 1, info: 2 };
+
+async function isDir(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}
+
+/** Harness folders (with a manifest) in a baseline, as [scope name, folder]. */
+async function harnessFolders(root: string, only?: string): Promise<[string, string][]> {
+  if (!(await isDir(root))) throw new UsageError(`--baseline ${root}: no such folder`);
+  if ((await readdir(root)).includes('manifest.yaml')) {
+    const h = (await loadManifest(join(root, 'manifest.yaml'))).harness;
+    return only && only !== h ? [] : [[h, root]];
+  }
+  const out: [string, string][] = [];
+  for (const name of (await readdir(root)).sort()) {
+    const dir = join(root, name);
+    if ((await isDir(dir)) && (await readdir(dir)).includes('manifest.yaml') && (!only || name === only)) out.push([name, dir]);
+  }
+  // A loose folder of cassettes (no manifests) is one scope.
+  return out.length > 0 || only ? out : [[basename(root), root]];
+}
+
+/** Re-records or reads the candidate, compares it with the baseline, and optionally adopts it. */
+export async function runDrift(options: DriftOptions): Promise<DriftReport> {
+  if (Boolean(options.server) === Boolean(options.candidate))
+    throw new UsageError('give exactly one of --server URL (re-record) or --candidate DIR (compare folders)');
+  const folders = await harnessFolders(options.baseline, options.harness);
+  if (folders.length === 0)
+    throw new UsageError(`${options.baseline} holds no recorded harness${options.harness ? ` named ${options.harness}` : ''}`);
+  const recorded = options.server ? await mkdtemp(join(tmpdir(), 'tapedeck-drift-')) : undefined;
+  const findings: Finding[] = [];
+  const pairs: [string, string, string][] = [];
+  try {
+    for (const [scope, baseDir] of folders) {
+      let candDir: string;
+      if (recorded) {
+        options.onProgress?.(`re-recording ${scope} against ${options.server}`);
+        const manifest = await loadManifest(join(baseDir, 'manifest.yaml'));
+        await recordHarness({
+          harness: scope,
+          server: options.server,
+          outDir: recorded,
+          probes: manifest.probes.map((p) => p.probe),
+          ...(options.timings ? { timings: options.timings } : {}),
+        });
+        candDir = join(recorded, scope);
+      } else {
+        const cand = options.candidate as string;
+        candDir = folders.length === 1 && baseDir === options.baseline ? cand : join(cand, scope);
+        if (!(await isDir(candDir)))
+          throw new UsageError(`--candidate: ${candDir} does not exist; it needs the same layout as the baseline`);
+      }
+      findings.push(...compareProfiles(scope, await profileFolder(baseDir, options.config), await profileFolder(candDir, options.config)));
+      pairs.push([scope, baseDir, candDir]);
+    }
+    const failOn = options.failOn ?? options.config.failOn;
+    const report: DriftReport = {
+      baseline: options.baseline,
+      candidate: options.server ?? (options.candidate as string),
+      findings,
+      failOn,
+      failed: findings.some((f) => ORDER[f.severity] <= ORDER[failOn]),
+    };
+    if (options.update) {
+      for (const [, baseDir, candDir] of pairs) {
+        // Copy beside, then swap: an interrupted update never leaves half a baseline.
+        const staged = `${baseDir}.tapedeck-update`;
+        await rm(staged, { recursive: true, force: true });
+        await cp(candDir, staged, { recursive: true });
+        await rm(baseDir, { recursive: true, force: true });
+        await rename(staged, baseDir);
+      }
+    }
+    return report;
+  } finally {
+    if (recorded) await rm(recorded, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,158 @@
+import { execFileSync } from 'node:child_process';
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeCassetteAtomic } from '../../src/cassette/index.js';
+import { DEFAULT_DRIFT_CONFIG, renderDriftJunit, renderDriftMarkdown, renderDriftText, runDrift } from '../../src/drift/index.js';
+import { SIMULATOR_TIMINGS } from '../../src/probes/index.js';
+import { startRecordingProxy } from '../../src/recorder/index.js';
+import { startOmnigentSimulator } from '../../src/simulator/omnigent/index.js';
+import { runBench } from '../helpers/cli.js';
+
+const BASELINE = join(import.meta.dirname, '..', '..', 'cassettes', 'claude-native');
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c();
+});
+
+async function driftAgainst(options: Parameters<typeof startOmnigentSimulator>[0]) {
+  const sim = await startOmnigentSimulator(options);
+  closers.push(() => sim.close());
+  return runDrift({ baseline: BASELINE, server: sim.url, config: DEFAULT_DRIFT_CONFIG, timings: SIMULATOR_TIMINGS });
+}
+
+describe('bench drift --server against a changed server', () => {
+  it.each([
+    [
+      'rename-event:response.policy_denied=response.policy_blocked',
+      'vocabulary',
+      'breaking',
+      'event type response.policy_denied disappeared',
+    ],
+    ['drop-field:session.status.blocked_on', 'payload shape', 'breaking', 'field blocked_on removed'],
+    ['retype-field:session.usage.total_cost_usd', 'payload shape', 'breaking', 'field total_cost_usd changed type: number -> string'],
+    [
+      'swap-events:response.in_progress,response.completed',
+      'ordering',
+      'breaking',
+      'response.in_progress used to precede response.completed; now it comes after',
+    ],
+    ['add-event:session.debug', 'contract', 'breaking', 'new contract violation: omnigent/stream payload-schema'],
+    ['status:POST /v1/sessions/{id}/events=200', 'status codes', 'breaking', 'status 202 -> 200'],
+  ])('finds %s under %s as %s', async (mutation, heading, severity, message) => {
+    const report = await driftAgainst({ mutate: [mutation] });
+    expect(report.findings.map((f) => [f.heading, f.severity, f.message])).toContainEqual([heading, severity, message]);
+    expect(report.failed).toBe(true);
+  });
+
+  it('also lists an added event type under vocabulary, as notable', async () => {
+    const report = await driftAgainst({ mutate: ['add-event:session.debug'] });
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({ heading: 'vocabulary', severity: 'notable', message: 'event type session.debug appeared' }),
+    );
+  });
+
+  it('finds a stream that ends without its [DONE] sentinel', async () => {
+    /** Records one client that holds a session stream open until the server shuts down. */
+    async function recordClose(mutate: string[]) {
+      const sim = await startOmnigentSimulator({ mutate });
+      const proxy = await startRecordingProxy({ target: sim.url });
+      const agents = (await (await fetch(`${proxy.url}/v1/agents`)).json()) as { data: { id: string; name: string }[] };
+      const agent = agents.data.find((a) => a.name === 'kiro-native-ui');
+      const session = (await (
+        await fetch(`${proxy.url}/v1/sessions`, { method: 'POST', body: JSON.stringify({ agent_id: agent?.id }) })
+      ).json()) as { id: string };
+      const res = await fetch(`${proxy.url}/v1/sessions/${session.id}/stream`);
+      const reading = res.text();
+      await new Promise((r) => setTimeout(r, 50));
+      await sim.close();
+      await reading;
+      const dir = await mkdtemp(join(tmpdir(), 'tapedeck-sentinel-'));
+      const cassette = await proxy.close();
+      cassette.meta.packs = ['omnigent/stream'];
+      await writeCassetteAtomic(join(dir, 'close.yaml'), cassette);
+      return dir;
+    }
+    const baseline = await recordClose([]);
+    const candidate = await recordClose(['no-sentinel']);
+    const report = await runDrift({ baseline, candidate, config: DEFAULT_DRIFT_CONFIG });
+    expect(report.findings.map((f) => [f.heading, f.severity, f.message])).toContainEqual([
+      'vocabulary',
+      'breaking',
+      'event type [DONE] disappeared',
+    ]);
+    expect(report.failed).toBe(true);
+  });
+});
+
+describe('no false alarms', () => {
+  it('20 re-recordings with other seeds and latencies give no breaking finding', async () => {
+    for (let n = 0; n < 20; n++) {
+      const report = await driftAgainst({ seed: 100 + n, latencyMs: n % 4 });
+      expect(report.findings.filter((f) => f.severity === 'breaking')).toEqual([]);
+      expect(report.failed).toBe(false);
+    }
+  });
+});
+
+describe('reports', () => {
+  it('pins the text report of one change; markdown and JUnit carry the same findings', async () => {
+    const report = await driftAgainst({ mutate: ['drop-field:session.status.blocked_on'] });
+    const text = renderDriftText({ ...report, candidate: 'http://127.0.0.1:PORT' }).replace(BASELINE, 'cassettes/claude-native');
+    expect(text).toMatchInlineSnapshot(`
+      "drift cassettes/claude-native -> http://127.0.0.1:PORT: 1 breaking, 0 notable, 0 info
+
+      claude-native:
+        payload shape:
+          [breaking] session.status: field blocked_on removed
+
+      FAIL: findings at or above breaking"
+    `);
+    const markdown = renderDriftMarkdown(report);
+    expect(markdown).toContain('| breaking | claude-native | payload shape | `session.status` | field blocked_on removed |');
+    expect(markdown.split('\n').filter((l) => l.startsWith('| breaking')).length).toBe(
+      report.findings.filter((f) => f.severity === 'breaking').length,
+    );
+    const counts = execFileSync(
+      '/usr/bin/python3',
+      [
+        '-c',
+        'import sys, xml.dom.minidom as m; d = m.parseString(sys.stdin.read()); print(len(d.getElementsByTagName("testcase")), len(d.getElementsByTagName("failure")))',
+      ],
+      {
+        input: renderDriftJunit(report),
+      },
+    ).toString();
+    expect(counts.trim()).toBe('6 1');
+  });
+});
+
+describe('bench drift --candidate', () => {
+  it('compares two hand-edited folders without any server, and --update adopts the candidate', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tapedeck-cand-'));
+    const base = join(root, 'base');
+    const cand = join(root, 'cand');
+    await cp(BASELINE, base, { recursive: true });
+    await cp(BASELINE, cand, { recursive: true });
+    const file = join(cand, 'basic_turn.yaml');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replaceAll('"status": 202', '"status": 201').replace('status: 202', 'status: 201'),
+    );
+    const r = await runBench(['drift', '--baseline', base, '--candidate', cand, '--format', 'markdown']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('| breaking | claude-native | status codes | `POST /v1/sessions/{id}/events` | status 202 -> 201, 202 |');
+    const update = await runBench(['drift', '--baseline', base, '--candidate', cand, '--update']);
+    expect(update.code).toBe(1);
+    const again = await runBench(['drift', '--baseline', base, '--candidate', cand]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('0 breaking, 0 notable, 0 info');
+  });
+
+  it('refuses to run without exactly one of --server and --candidate', async () => {
+    const r = await runBench(['drift', '--baseline', 'cassettes']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('bench: give exactly one of --server URL (re-record) or --candidate DIR (compare folders)\n');
+  });
+});
