@@ -23,3 +23,30 @@ export function percentile(values, p) {
 export function fmt(n, digits = 2) {
   return Number.isFinite(n) ? n.toFixed(digits) : String(n);
 }
+
+/** Medians of two functions measured in alternation, so machine noise falls on both alike. */
+export async function medianPair(a, b, { runs = 15, warmup = 3 } = {}) {
+  for (let i = 0; i < warmup; i++) {
+    await a();
+    await b();
+  }
+  const ta = [];
+  const tb = [];
+  for (let i = 0; i < runs; i++) {
+    for (const [fn, out] of i % 2
+      ? [
+          [b, tb],
+          [a, ta],
+        ]
+      : [
+          [a, ta],
+          [b, tb],
+        ]) {
+      globalThis.gc?.();
+      const t = performance.now();
+      await fn();
+      out.push(performance.now() - t);
+    }
+  }
+  return [percentile(ta, 50), percentile(tb, 50)];
+}

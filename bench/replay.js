@@ -10,7 +10,7 @@ import { parseCassette, serializeCassette } from '../dist/cassette/index.js';
 import { startRecordingProxy } from '../dist/recorder/index.js';
 import { cassetteDispatcher, cassetteHandlers } from '../dist/replayer/index.js';
 import { SseParser } from '../dist/sse/index.js';
-import { fmt, medianMs } from './measure.js';
+import { fmt, medianMs, medianPair } from './measure.js';
 
 const ORIGIN = 'http://127.0.0.1:9';
 
@@ -45,16 +45,6 @@ async function viaFetch(base, count) {
   for (let i = 0; i < count; i++) await (await fetch(`${base}/v1/items/${i}`)).json();
 }
 
-async function withMsw(handlers, fn) {
-  const server = setupServer(...handlers);
-  server.listen({ onUnhandledRequest: 'error' });
-  try {
-    return await fn();
-  } finally {
-    server.close();
-  }
-}
-
 /** Replay of 1,000 JSON interactions through each door and each peer, and SSE replay throughput. */
 export async function benchReplay({ count = 1000, events = 100_000 } = {}) {
   const { server, url } = await startServer();
@@ -68,25 +58,34 @@ export async function benchReplay({ count = 1000, events = 100_000 } = {}) {
   await recorder.saveSnapshots();
   await recorder.close();
   server.close();
-  const runs = { runs: 9, warmup: 2 };
+  const runs = { runs: 11, warmup: 2 };
 
-  const handWritten = await withMsw(
-    [
-      mswHttp.get(`${ORIGIN}/v1/items/:id`, ({ params }) =>
-        HttpResponse.text(bodyFor(Number(params.id)), { headers: { 'content-type': 'application/json' } }),
-      ),
-    ],
-    () => medianMs(() => viaFetch(ORIGIN, count), runs),
+  // The two MSW setups alternate run by run, so noise on this machine falls on both alike.
+  const handWrittenServer = setupServer(
+    mswHttp.get(`${ORIGIN}/v1/items/:id`, ({ params }) =>
+      HttpResponse.text(bodyFor(Number(params.id)), { headers: { 'content-type': 'application/json' } }),
+    ),
   );
-  const mswDoor = await withMsw(cassetteHandlers(set).handlers, () => medianMs(() => viaFetch(ORIGIN, count), runs));
+  const doorServer = setupServer(...cassetteHandlers(set).handlers);
+  const under = (server) => async () => {
+    server.listen({ onUnhandledRequest: 'error' });
+    try {
+      await viaFetch(ORIGIN, count);
+    } finally {
+      server.close();
+    }
+  };
+  const [handWritten, mswDoor] = await medianPair(under(handWrittenServer), under(doorServer), runs);
 
   // Both undici doors load their recordings once, outside the measured runs.
   const dispatcher = cassetteDispatcher(set);
-  const undiciDoor = await medianMs(() => viaUndici(ORIGIN, count, dispatcher), runs);
   // The same snapshot data, recorded against the same origin the requests use.
-  const snapshotOrigin = url;
   const playback = new SnapshotAgent({ mode: 'playback', snapshotPath });
-  const snapshot = await medianMs(() => viaUndici(snapshotOrigin, count, playback), runs);
+  const [undiciDoor, snapshot] = await medianPair(
+    () => viaUndici(ORIGIN, count, dispatcher),
+    () => viaUndici(url, count, playback),
+    runs,
+  );
   const mockAgent = new MockAgent();
   mockAgent.disableNetConnect();
   const pool = mockAgent.get(ORIGIN);

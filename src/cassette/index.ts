@@ -3,7 +3,17 @@ export { CassetteError, type CassetteErrorCode } from './errors.js';
 export { cassetteJsonSchema } from './json-schema.js';
 export { loadCassette, parseCassette } from './load.js';
 export { currentFolders, folderReplacer, type MachineFolders, makePortable } from './portable-paths.js';
-export { ALWAYS_REDACTED_HEADERS, redactCassette, redactionPlaceholder } from './redact.js';
+export {
+  ALWAYS_REDACTED_HEADERS,
+  DEFAULT_REDACTION,
+  DEFAULT_SECRET_FIELDS,
+  makeRedactor,
+  type RedactionConfig,
+  type Redactor,
+  redactCassette,
+  redactionConfigSchema,
+  redactionPlaceholder,
+} from './redact.js';
 export { serializeCassette, writeCassetteAtomic, writeFileAtomic } from './save.js';
 export {
   type Body,

@@ -1,32 +1,302 @@
-import type { Cassette, Headers, Interaction } from './schema.js';
+import { z } from 'zod';
+import type { Body, Cassette, Headers, Interaction } from './schema.js';
 
-/** Headers whose values never reach disk, whatever the caller configured. */
+/** What to redact beyond the defaults, and what never to redact (`tapedeck.config.json` "redact"). */
+export const redactionConfigSchema = z.strictObject({
+  /** More header names to redact (case-insensitive). */
+  headers: z.array(z.string()).default([]),
+  /** More query parameter names. */
+  query: z.array(z.string()).default([]),
+  /** More JSON field names, at any depth of request, response and SSE data. */
+  jsonFields: z.array(z.string()).default([]),
+  /** More regular expressions; every match anywhere is a secret. */
+  patterns: z.array(z.string()).default([]),
+  /** Names (headers, query parameters, fields) never redacted, even when they look secret. */
+  exempt: z.array(z.string()).default([]),
+});
+export type RedactionConfig = z.infer<typeof redactionConfigSchema>;
+export const DEFAULT_REDACTION: RedactionConfig = redactionConfigSchema.parse({});
+
+/** Headers whose values never reach disk, whatever the configuration says. */
 export const ALWAYS_REDACTED_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
+/** JSON fields redacted by default, at any depth. */
+export const DEFAULT_SECRET_FIELDS: readonly string[] = [
+  'token',
+  'access_token',
+  'refresh_token',
+  'secret',
+  'password',
+  'api_key',
+  'apiKey',
+  'client_secret',
+  'grant',
+];
+const SECRET_NAME = /token|secret|key|passw/i;
 
-/** The stable stand-in written in place of a secret header value. */
+/** Credential shapes found anywhere, with the name their placeholder gets. */
+const SHAPES: [string, RegExp][] = [
+  ['jwt', /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g],
+  ['api-key', /\bsk-[A-Za-z0-9_-]{16,}/g],
+  ['github-token', /\bgh[pousr]_[A-Za-z0-9]{30,}/g],
+  ['aws-key', /\bAKIA[0-9A-Z]{16}\b/g],
+  ['slack-token', /\bxox[abprs]-[A-Za-z0-9-]{10,}/g],
+  ['bearer', /(?<=\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g],
+];
+
+/** The stable stand-in written in place of a secret. */
 export function redactionPlaceholder(name: string): string {
   return `<redacted:${name.toLowerCase()}>`;
 }
 
-function redactHeaders(headers: Headers): Headers {
-  let out: Headers | undefined;
-  for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    if (!ALWAYS_REDACTED_HEADERS.includes(lower)) continue;
-    out ??= { ...headers };
-    const placeholder = redactionPlaceholder(lower);
-    out[name] = Array.isArray(value) ? value.map(() => placeholder) : placeholder;
+const PLACEHOLDER = /^<redacted:[a-z0-9_.-]+>$/;
+// Values this short are replaced only where they were found, never everywhere.
+const MIN_GLOBAL = 6;
+
+export interface Redactor {
+  /** A copy with every secret replaced, wherever it occurs. */
+  cassette(c: Cassette): Cassette;
+  /** A live request with its secrets replaced as a recording would have them (for replay matching). */
+  request(r: { path: string; headers: Record<string, string | string[] | undefined>; body: string }): {
+    path: string;
+    headers: Record<string, string | string[] | undefined>;
+    body: string;
+  };
+}
+
+/** Builds a redactor from the defaults plus a configuration. */
+export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redactor {
+  const exempt = new Set(config.exempt.map((n) => n.toLowerCase()));
+  const headerNames = new Set([...ALWAYS_REDACTED_HEADERS, ...config.headers.map((h) => h.toLowerCase())]);
+  const fieldNames = new Set([...DEFAULT_SECRET_FIELDS, ...config.jsonFields]);
+  const shapes: [string, RegExp][] = [
+    ...SHAPES,
+    ...config.patterns.map((p, i): [string, RegExp] => [`pattern-${i + 1}`, new RegExp(p, 'g')]),
+  ];
+  // One pass to learn whether any shape occurs at all; most strings have none.
+  const anyShape = new RegExp(shapes.map(([, re]) => re.source).join('|'));
+  // Header names repeat on every request: decide each once.
+  const headerVerdicts = new Map<string, boolean>();
+  const secretHeader = (name: string) => {
+    let verdict = headerVerdicts.get(name);
+    if (verdict === undefined) {
+      const lower = name.toLowerCase();
+      verdict = ALWAYS_REDACTED_HEADERS.includes(lower) || (!exempt.has(lower) && (headerNames.has(lower) || SECRET_NAME.test(lower)));
+      if (headerVerdicts.size < 1000) headerVerdicts.set(name, verdict);
+    }
+    return verdict;
+  };
+  const secretQuery = (name: string) => !exempt.has(name.toLowerCase()) && (config.query.includes(name) || SECRET_NAME.test(name));
+  const secretField = (name: string) => !exempt.has(name.toLowerCase()) && fieldNames.has(name);
+
+  /** Secret values found in one interaction's request or response: value -> placeholder name. */
+  function collect(found: Map<string, string>, name: string, value: string): void {
+    if (!value || PLACEHOLDER.test(value)) return;
+    if (!found.has(value)) found.set(value, name);
+    // `Bearer abc`, `HermesRoom abc`: the credential alone may appear elsewhere too.
+    const space = value.indexOf(' ');
+    if (space > 0 && !found.has(value.slice(space + 1))) found.set(value.slice(space + 1).trim(), name);
   }
-  return out ?? headers;
+
+  function collectHeaders(found: Map<string, string>, headers: Record<string, string | string[] | undefined>): void {
+    for (const [name, raw] of Object.entries(headers)) {
+      if (raw === undefined || !secretHeader(name)) continue;
+      for (const v of Array.isArray(raw) ? raw : [raw]) {
+        collect(found, name.toLowerCase(), v);
+        if (name.toLowerCase() === 'cookie' || name.toLowerCase() === 'set-cookie') {
+          for (const part of v.split(';')) {
+            const eq = part.indexOf('=');
+            if (eq > 0) collect(found, name.toLowerCase(), part.slice(eq + 1).trim());
+          }
+        }
+      }
+    }
+  }
+
+  function collectQuery(found: Map<string, string>, path: string): void {
+    const q = path.indexOf('?');
+    if (q === -1) return;
+    for (const [name, value] of new URLSearchParams(path.slice(q + 1))) if (secretQuery(name)) collect(found, name, value);
+  }
+
+  function collectJson(found: Map<string, string>, value: unknown): void {
+    if (Array.isArray(value)) for (const v of value) collectJson(found, v);
+    else if (value && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (typeof v === 'string' && secretField(k)) collect(found, k, v);
+        else collectJson(found, v);
+      }
+    }
+  }
+
+  function collectText(found: Map<string, string>, text: string): void {
+    if (!looksLikeJson(text)) return;
+    try {
+      collectJson(found, JSON.parse(text));
+    } catch {
+      // Not JSON: only shapes apply.
+    }
+  }
+
+  /** Replaces every known secret and every credential shape in a string. */
+  function scrub(text: string, secrets: [string, string][]): string {
+    let out = text;
+    for (const [value, name] of secrets) if (out.includes(value)) out = out.split(value).join(redactionPlaceholder(name));
+    if (anyShape.test(out)) for (const [name, re] of shapes) out = out.replace(re, redactionPlaceholder(name));
+    return out;
+  }
+
+  function scrubJson(value: unknown, secrets: [string, string][]): unknown {
+    if (typeof value === 'string') return scrub(value, secrets);
+    if (Array.isArray(value)) return value.map((v) => scrubJson(v, secrets));
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [
+          k,
+          typeof v === 'string' && secretField(k) && !PLACEHOLDER.test(v) ? redactionPlaceholder(k) : scrubJson(v, secrets),
+        ]),
+      );
+    }
+    return value;
+  }
+
+  function scrubHeaders(headers: Headers, secrets: [string, string][]): Headers {
+    return Object.fromEntries(
+      Object.entries(headers).map(([name, v]) => {
+        const one = (x: string) => (secretHeader(name) ? (PLACEHOLDER.test(x) ? x : redactionPlaceholder(name)) : scrub(x, secrets));
+        return [name, Array.isArray(v) ? v.map(one) : one(v)];
+      }),
+    );
+  }
+
+  function scrubPath(path: string, secrets: [string, string][]): string {
+    const q = path.indexOf('?');
+    if (q === -1) return scrub(path, secrets);
+    const params = path
+      .slice(q + 1)
+      .split('&')
+      .map((pair) => {
+        const eq = pair.indexOf('=');
+        const name = decodeURIComponent(eq === -1 ? pair : pair.slice(0, eq));
+        return eq !== -1 && secretQuery(name)
+          ? `${pair.slice(0, eq)}=${encodeURIComponent(redactionPlaceholder(name))}`
+          : scrub(pair, secrets);
+      });
+    return `${scrub(path.slice(0, q), secrets)}?${params.join('&')}`;
+  }
+
+  function scrubBody(body: Body | undefined, secrets: [string, string][]): Body | undefined {
+    if (!body) return body;
+    if ('json' in body) return { json: scrubJson(body.json, secrets) };
+    if ('text' in body) return { text: scrubText(body.text, secrets) };
+    const bytes = Buffer.from(body.base64, 'base64').toString('latin1');
+    const clean = scrub(
+      bytes,
+      secrets.map(([v, n]) => [Buffer.from(v, 'utf8').toString('latin1'), n]),
+    );
+    return clean === bytes ? body : { base64: Buffer.from(clean, 'latin1').toString('base64') };
+  }
+
+  /** Text that may be JSON: secret fields found by parsing, then replaced as text so formatting stays. */
+  function scrubText(text: string, secrets: [string, string][]): string {
+    if (!looksLikeJson(text)) return scrub(text, secrets);
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (stableJson(scrubJson(parsed, secrets)) !== stableJson(parsed)) return scrubJsonText(text, parsed, secrets);
+    } catch {
+      // Plain text.
+    }
+    return scrub(text, secrets);
+  }
+
+  /** Redacts JSON text in place, keeping its formatting: secret field values are found by parsing, replaced as text. */
+  function scrubJsonText(text: string, parsed: unknown, secrets: [string, string][]): string {
+    const found = new Map<string, string>(secrets);
+    collectJson(found, parsed);
+    return scrub(
+      text,
+      [...found].sort((a, b) => b[0].length - a[0].length),
+    );
+  }
+
+  function secretsOf(i: Interaction): Map<string, string> {
+    const found = new Map<string, string>();
+    collectHeaders(found, i.request.headers);
+    collectQuery(found, i.request.path);
+    if (i.response) collectHeaders(found, i.response.headers);
+    for (const body of [i.request.body, i.response?.body]) {
+      if (body && 'json' in body) collectJson(found, body.json);
+      if (body && 'text' in body) collectText(found, body.text);
+    }
+    for (const e of i.response?.stream?.events ?? []) if (e.data) collectText(found, e.data);
+    return found;
+  }
+
+  return {
+    cassette(c) {
+      // Secrets found anywhere in the cassette are scrubbed everywhere in it.
+      const all = new Map<string, string>();
+      for (const i of c.interactions) for (const [v, n] of secretsOf(i)) if (!all.has(v)) all.set(v, n);
+      const global = [...all].filter(([v]) => v.length >= MIN_GLOBAL).sort((a, b) => b[0].length - a[0].length);
+      return {
+        ...c,
+        meta: { ...c.meta, target: scrub(c.meta.target, global) },
+        interactions: c.interactions.map((i) => {
+          const requestBody = scrubBody(i.request.body, global);
+          const request = {
+            ...i.request,
+            path: scrubPath(i.request.path, global),
+            headers: scrubHeaders(i.request.headers, global),
+            ...(requestBody ? { body: requestBody } : {}),
+          };
+          const failure = i.failure && { ...i.failure, message: scrub(i.failure.message, global) };
+          if (!i.response) return { ...i, request, ...(failure ? { failure } : {}) };
+          const { body, stream, ...head } = i.response;
+          const responseBody = scrubBody(body, global);
+          const response = {
+            ...head,
+            headers: scrubHeaders(i.response.headers, global),
+            ...(responseBody ? { body: responseBody } : {}),
+            ...(stream
+              ? {
+                  stream: {
+                    ...stream,
+                    events: stream.events.map((e) => ({
+                      ...e,
+                      ...(e.data !== undefined ? { data: scrubText(e.data, global) } : {}),
+                      ...(e.comment !== undefined ? { comment: scrub(e.comment, global) } : {}),
+                    })),
+                  },
+                }
+              : {}),
+          };
+          return { ...i, request, response, ...(failure ? { failure } : {}) };
+        }),
+      };
+    },
+    request(r) {
+      const found = new Map<string, string>();
+      collectHeaders(found, r.headers);
+      collectQuery(found, r.path);
+      collectText(found, r.body);
+      const secrets = [...found].filter(([v]) => v.length >= MIN_GLOBAL).sort((a, b) => b[0].length - a[0].length);
+      // Only path and body take part in matching by default; secret headers just get their placeholder.
+      const headers: Record<string, string | string[] | undefined> = {};
+      for (const [k, v] of Object.entries(r.headers)) headers[k] = v !== undefined && secretHeader(k) ? redactionPlaceholder(k) : v;
+      return { path: scrubPath(r.path, secrets), headers, body: r.body === '' ? r.body : scrubText(r.body, secrets) };
+    },
+  };
 }
 
-function redactInteraction(i: Interaction): Interaction {
-  const request = { ...i.request, headers: redactHeaders(i.request.headers) };
-  if (i.response === undefined) return { ...i, request };
-  return { ...i, request, response: { ...i.response, headers: redactHeaders(i.response.headers) } };
+const stableJson = (v: unknown) => JSON.stringify(v);
+
+function looksLikeJson(text: string): boolean {
+  const c = text.trimStart().charCodeAt(0);
+  return c === 123 || c === 91;
 }
 
-/** Returns a copy of the cassette with every secret header value replaced by its placeholder. */
-export function redactCassette(cassette: Cassette): Cassette {
-  return { ...cassette, interactions: cassette.interactions.map(redactInteraction) };
+const defaultRedactor = makeRedactor();
+
+/** Returns a copy of the cassette with every secret replaced by its placeholder (default rules). */
+export function redactCassette(cassette: Cassette, config?: RedactionConfig): Cassette {
+  return (config ? makeRedactor(config) : defaultRedactor).cassette(cassette);
 }

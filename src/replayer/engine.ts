@@ -6,6 +6,9 @@ import {
   folderReplacer,
   type Interaction,
   type MachineFolders,
+  makeRedactor,
+  type RedactionConfig,
+  type Redactor,
   type SseItem,
   type StreamEnd,
 } from '../cassette/index.js';
@@ -34,6 +37,8 @@ export interface ReplayOptions extends MatchOptions {
   onExhausted?: 'repeat' | 'error';
   /** The client's own workspace, home and temp folders, put back where the cassette has placeholders. */
   folders?: MachineFolders;
+  /** The redaction the cassettes were recorded with: live requests get the same, so they match. */
+  redact?: RedactionConfig;
 }
 
 export interface NamedCassette {
@@ -73,6 +78,15 @@ export interface EntryInfo {
   seq: number;
 }
 
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+function utf8(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (ms <= 0) return resolve();
@@ -97,6 +111,7 @@ export class ReplayEngine {
   private current = 0;
   private readonly toPlaceholders: (s: string) => string;
   private readonly fromPlaceholders: (s: string) => string;
+  private readonly redactor: Redactor;
   readonly timing: TimingMode;
   readonly mode: 'strict' | 'lenient';
   /** Every unmatched request so far, for front doors that report at the end. */
@@ -111,6 +126,7 @@ export class ReplayEngine {
     const folders = options.folders ?? currentFolders();
     this.toPlaceholders = folderReplacer(folders);
     this.fromPlaceholders = folderRestorer(folders);
+    this.redactor = makeRedactor(options.redact);
     for (const [index, { name, cassette }] of cassettes.entries()) {
       const clock = new CassetteClock(cassette);
       for (const interaction of cassette.interactions) {
@@ -126,7 +142,8 @@ export class ReplayEngine {
   }
 
   /** Chooses the recorded answer for a request and marks it served. */
-  handle(req: ReplayRequest): ReplayAnswer {
+  handle(live: ReplayRequest): ReplayAnswer {
+    const req = this.redacted(live);
     const shape = shapeOf(req, this.options, this.toPlaceholders);
     const key = shapeKey(shape);
     const group = this.groups.get(key);
@@ -169,6 +186,14 @@ export class ReplayEngine {
     }
     this.cursors.set(key, next);
     return { entry: group[next] as Entry, advances };
+  }
+
+  /** The request with its secrets replaced as the recorder would have: recorded placeholders then match. */
+  private redacted(req: ReplayRequest): ReplayRequest {
+    const text = req.body.byteLength === 0 ? '' : utf8(req.body);
+    const clean = this.redactor.request({ path: req.path, headers: req.headers, body: text ?? '' });
+    const body = text === undefined || clean.body === text ? req.body : Buffer.from(clean.body);
+    return { method: req.method, path: clean.path, headers: clean.headers, body };
   }
 
   /** A recorded read is due once its anchor was replayed and, when timed, its recorded offset from it has passed. */

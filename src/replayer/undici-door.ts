@@ -9,10 +9,17 @@ type LegacyHandler = {
   onError?: (err: Error) => void;
 };
 
-async function bodyBytes(body: unknown): Promise<Buffer> {
-  if (body === null || body === undefined) return Buffer.alloc(0);
+const EMPTY = Buffer.alloc(0);
+
+/** The request body's bytes: at once for the common shapes, by reading for a stream. */
+function bodyBytes(body: unknown): Buffer | Promise<Buffer> {
+  if (body === null || body === undefined) return EMPTY;
   if (typeof body === 'string') return Buffer.from(body);
   if (body instanceof Uint8Array) return Buffer.from(body);
+  return readStream(body);
+}
+
+async function readStream(body: unknown): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const c of body as AsyncIterable<Uint8Array | string>) chunks.push(typeof c === 'string' ? Buffer.from(c) : Buffer.from(c));
   return Buffer.concat(chunks);
@@ -60,29 +67,54 @@ export class CassetteDispatcher extends Dispatcher {
       abort.aborted = true;
       abort.controller?.abort(err ?? new errors.RequestAbortedError());
     }, null);
-    void (async () => {
-      const body = await bodyBytes(opts.body);
+    const fail = (err: Error) => {
+      if (!abort.aborted) h.onError?.(err);
+    };
+    const run = (body: Buffer) => {
       const answer = this.engine.handle({ method: opts.method, path: opts.path, headers: headerRecord(opts.headers), body });
       if (answer.kind === 'stream') abort.controller = new AbortController();
-      await this.deliver(answer, h, abort.controller?.signal);
-    })().catch((err: Error) => {
-      if (!abort.aborted) h.onError?.(err);
-    });
+      return this.deliver(answer, h, abort.controller?.signal);
+    };
+    // Answer on the next tick, as a socket would, without a promise chain for bodiless requests.
+    const body = bodyBytes(opts.body);
+    if (body instanceof Promise) body.then(run).catch(fail);
+    else
+      process.nextTick(() => {
+        try {
+          const delivered = run(body);
+          if (delivered) delivered.catch(fail);
+        } catch (err) {
+          fail(err as Error);
+        }
+      });
     return true;
   }
 
-  private async deliver(answer: ReplayAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> {
-    const resume = () => {};
+  /** Plain answers complete synchronously; delayed answers and streams return a promise. */
+  private deliver(answer: ReplayAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> | undefined {
     if (answer.kind === 'unmatched' && answer.status === 500) throw answer.error;
-    if (answer.kind !== 'stream') {
-      if (answer.kind === 'response' && answer.delayMs > 0) await new Promise((r) => setTimeout(r, answer.delayMs));
-      const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
-      h.onHeaders?.(answer.status, flatHeaders(headers, answer.body.byteLength), resume, '');
-      if (answer.body.byteLength > 0) h.onData?.(answer.body);
-      if (answer.kind === 'response' && answer.breaks) throw new errors.SocketError('other side closed');
-      h.onComplete?.([]);
-      return;
+    if (answer.kind === 'stream') return this.deliverStream(answer, h, signal);
+    if (answer.kind === 'response' && answer.delayMs > 0) {
+      return new Promise<void>((r) => setTimeout(r, answer.delayMs)).then(() => this.deliverPlain(answer, h));
     }
+    this.deliverPlain(answer, h);
+    return undefined;
+  }
+
+  private deliverPlain(answer: Exclude<ReplayAnswer, { kind: 'stream' }>, h: LegacyHandler): void {
+    const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
+    h.onHeaders?.(answer.status, flatHeaders(headers, answer.body.byteLength), () => {}, '');
+    if (answer.body.byteLength > 0) h.onData?.(answer.body);
+    if (answer.kind === 'response' && answer.breaks) throw new errors.SocketError('other side closed');
+    h.onComplete?.([]);
+  }
+
+  private async deliverStream(
+    answer: Extract<ReplayAnswer, { kind: 'stream' }>,
+    h: LegacyHandler,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const resume = () => {};
     if (!signal) throw new Error('a stream needs an abort signal');
     h.onHeaders?.(answer.status, flatHeaders(answer.headers), resume, '');
     for await (const chunk of answer.frames(signal)) h.onData?.(chunk);

@@ -9,6 +9,7 @@ import {
   loadCassette,
   makePortable,
   parseCassette,
+  redactCassette,
   serializeCassette,
   writeCassetteAtomic,
 } from '../../src/cassette/index.js';
@@ -18,7 +19,7 @@ describe('cassette save and load', () => {
   it("load(save(c)) is c for any valid cassette (this machine's folders as placeholders)", () => {
     fc.assert(
       fc.property(cassetteArb, (cassette) => {
-        expect(parseCassette(serializeCassette(cassette))).toEqual(makePortable(cassette));
+        expect(parseCassette(serializeCassette(cassette))).toEqual(makePortable(redactCassette(cassette)));
       }),
       { numRuns: 300 },
     );
