@@ -19,6 +19,12 @@ const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 const RESERVED_KEY = /^(?:y|n|yes|no|on|off|true|false|null)$/i;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
+/** Sets an own property, `__proto__` included (as JSON.parse does), never the prototype. */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -153,7 +159,10 @@ function resolveBatch(json: JsonBatch): boolean {
   const values = parseJson(`[${json.texts.join(',')}]`);
   if (!Array.isArray(values) || values.length !== json.texts.length) return false;
   for (let i = 0; i < values.length; i++) {
-    (json.targets[i] as Record<string | number, unknown>)[json.keys[i] as string | number] = values[i];
+    const target = json.targets[i] as Record<string, unknown>;
+    const key = json.keys[i] as string | number;
+    if (typeof key === 'number') (target as unknown as unknown[])[key] = values[i];
+    else setOwn(target, key, values[i]);
   }
   return true;
 }
@@ -188,7 +197,7 @@ export function readCanonicalYaml(text: string): Record<string, unknown> | undef
     // Leave the blocks this line is not inside of; a key left without a block is null.
     let top = stack[stack.length - 1] as Frame;
     while (col < top.indent) {
-      if (top.pendingKey !== undefined) (top.value as Record<string, unknown>)[top.pendingKey] = null;
+      if (top.pendingKey !== undefined) setOwn(top.value as Record<string, unknown>, top.pendingKey, null);
       stack.pop();
       top = stack[stack.length - 1] as Frame;
       if (top === undefined) return undefined;
@@ -197,12 +206,12 @@ export function readCanonicalYaml(text: string): Record<string, unknown> | undef
       const map = top.value as Record<string, unknown>;
       if (col > top.indent) {
         const child: Container = isDashAt(text, start, nl) ? [] : {};
-        map[top.pendingKey] = child;
+        setOwn(map, top.pendingKey, child);
         top.pendingKey = undefined;
         top = { indent: col, value: child };
         stack.push(top);
       } else {
-        map[top.pendingKey] = null;
+        setOwn(map, top.pendingKey, null);
         top.pendingKey = undefined;
       }
     } else if (col !== top.indent) {
@@ -244,7 +253,7 @@ export function readCanonicalYaml(text: string): Record<string, unknown> | undef
     const key = parseKey(content.slice(0, ke));
     if (key === NOT_CANONICAL) return undefined;
     const map = top.value as Record<string, unknown>;
-    if (key === '__proto__' || Object.hasOwn(map, key)) return undefined;
+    if (Object.hasOwn(map, key)) return undefined;
     if (ke === content.length - 1) {
       top.pendingKey = key;
       continue;
@@ -256,12 +265,12 @@ export function readCanonicalYaml(text: string): Record<string, unknown> | undef
       json.targets.push(map);
       json.keys.push(key);
     }
-    map[key] = value;
+    setOwn(map, key, value);
     pos = resumeAt;
   }
 
   for (const frame of stack) {
-    if (frame.pendingKey !== undefined) (frame.value as Record<string, unknown>)[frame.pendingKey] = null;
+    if (frame.pendingKey !== undefined) setOwn(frame.value as Record<string, unknown>, frame.pendingKey, null);
   }
   if (!sawContent || !resolveBatch(json)) return undefined;
   return root;
