@@ -53,6 +53,10 @@ const PLACEHOLDER = /^<redacted:[a-z0-9_.-]+>$/;
 const MIN_GLOBAL = 6;
 
 export interface Redactor {
+  /** Every secret value the cassette still holds, with the kind of secret it is. */
+  findSecrets(c: Cassette): { value: string; kind: string }[];
+  /** Credential shapes (JWT, sk- keys, bearer tokens, ...) in a piece of text. */
+  findShapes(text: string): { value: string; kind: string }[];
   /** A copy with every secret replaced, wherever it occurs. */
   cassette(c: Cassette): Cassette;
   /** A live request with its secrets replaced as a recording would have them (for replay matching). */
@@ -196,26 +200,22 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return clean === bytes ? body : { base64: Buffer.from(clean, 'latin1').toString('base64') };
   }
 
-  /** Text that may be JSON: secret fields found by parsing, then replaced as text so formatting stays. */
+  /**
+   * Text that may be JSON is scrubbed as structure, each secret field getting
+   * its own placeholder; the exact bytes are kept when nothing was secret.
+   * Live requests go through the same function, so placeholders match.
+   */
   function scrubText(text: string, secrets: [string, string][]): string {
-    if (!looksLikeJson(text)) return scrub(text, secrets);
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (stableJson(scrubJson(parsed, secrets)) !== stableJson(parsed)) return scrubJsonText(text, parsed, secrets);
-    } catch {
-      // Plain text.
+    if (looksLikeJson(text)) {
+      try {
+        const parsed: unknown = JSON.parse(text);
+        const clean = scrubJson(parsed, secrets);
+        return stableJson(clean) === stableJson(parsed) ? text : JSON.stringify(clean);
+      } catch {
+        // Not JSON after all.
+      }
     }
     return scrub(text, secrets);
-  }
-
-  /** Redacts JSON text in place, keeping its formatting: secret field values are found by parsing, replaced as text. */
-  function scrubJsonText(text: string, parsed: unknown, secrets: [string, string][]): string {
-    const found = new Map<string, string>(secrets);
-    collectJson(found, parsed);
-    return scrub(
-      text,
-      [...found].sort((a, b) => b[0].length - a[0].length),
-    );
   }
 
   function secretsOf(i: Interaction): Map<string, string> {
@@ -232,6 +232,15 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   }
 
   return {
+    findSecrets(c) {
+      const all = new Map<string, string>();
+      for (const i of c.interactions) for (const [v, n] of secretsOf(i)) if (!all.has(v)) all.set(v, n);
+      return [...all].map(([value, kind]) => ({ value, kind }));
+    },
+    findShapes(text) {
+      if (!anyShape.test(text)) return [];
+      return shapes.flatMap(([kind, re]) => [...text.matchAll(re)].map((m) => ({ value: m[0], kind })));
+    },
     cassette(c) {
       // Secrets found anywhere in the cassette are scrubbed everywhere in it.
       const all = new Map<string, string>();

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { writeCanonicalYaml } from './canonical-yaml.js';
 import { CassetteError } from './errors.js';
 import { makePortable } from './portable-paths.js';
-import { redactCassette } from './redact.js';
+import { type RedactionConfig, redactCassette } from './redact.js';
 import { type Cassette, cassetteSchema } from './schema.js';
 
 const HEADER = 'tapedeck cassette, format v1. Written by the tool; check a hand edit with `bench inspect FILE`.';
@@ -13,8 +13,8 @@ const HEADER = 'tapedeck cassette, format v1. Written by the tool; check a hand 
  * Serialises a cassette to canonical YAML after redaction and after replacing
  * this machine's folders with placeholders: the same cassette gives the same bytes.
  */
-export function serializeCassette(cassette: Cassette): string {
-  const clean = cassetteSchema.parse(makePortable(redactCassette(cassette)));
+export function serializeCassette(cassette: Cassette, redact?: RedactionConfig): string {
+  const clean = cassetteSchema.parse(makePortable(redactCassette(cassette, redact)));
   return writeCanonicalYaml(clean as unknown as Record<string, unknown>, HEADER);
 }
 
@@ -76,6 +76,6 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 }
 
 /** Redacts, serialises and atomically writes a cassette. */
-export async function writeCassetteAtomic(file: string, cassette: Cassette): Promise<void> {
-  await writeFileAtomic(file, serializeCassette(cassette));
+export async function writeCassetteAtomic(file: string, cassette: Cassette, redact?: RedactionConfig): Promise<void> {
+  await writeFileAtomic(file, serializeCassette(cassette, redact));
 }

@@ -6,6 +6,7 @@ import { registerInspect } from './commands/inspect.js';
 import { registerProxy } from './commands/proxy.js';
 import { registerRecord } from './commands/record.js';
 import { registerReplay } from './commands/replay.js';
+import { registerScan } from './commands/scan.js';
 import { registerSim } from './commands/sim.js';
 import { registerVerify } from './commands/verify.js';
 import { EXIT, printError, setVerbose } from './run-command.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerDrift(program);
   registerProxy(program);
   registerInspect(program);
+  registerScan(program);
   registerSim(program);
   for (const cmd of program.commands) cmd.exitOverride().showSuggestionAfterError(true);
   program.addHelpText('after', '\nRun `bench <command> --help` for the options and an example of each command.');

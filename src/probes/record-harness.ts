@@ -1,6 +1,6 @@
 import { join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { type Cassette, writeCassetteAtomic } from '../cassette/index.js';
+import { type Cassette, type RedactionConfig, writeCassetteAtomic } from '../cassette/index.js';
 import { TapedeckError, UsageError } from '../errors.js';
 import { findHarness, type HarnessProfile, recordableHarnessIds } from '../harnesses/index.js';
 import { startRecordingProxy } from '../recorder/index.js';
@@ -32,6 +32,8 @@ export interface RecordOptions {
   /** Simulator options (seed, latency, behaviour); ignored with `server`. */
   simulator?: OmnigentSimulatorOptions;
   timings?: DriverTimings;
+  /** Redaction beyond the defaults (`tapedeck.config.json` "redact"). */
+  redact?: RedactionConfig | undefined;
   onProgress?: (event: { kind: 'start'; probe: ProbeName } | { kind: 'done'; result: ProbeResult; seconds: number }) => void;
 }
 
@@ -126,7 +128,7 @@ export async function recordHarness(options: RecordOptions): Promise<Manifest> {
         if (simulator) cassette.meta.target = `embedded omnigent simulator (seed ${seed})`;
         cassette.meta.packs = NATIVE_TUI_PACKS;
         const file = `${probe.name}.yaml`;
-        await writeCassetteAtomic(join(dir, file), cassette);
+        await writeCassetteAtomic(join(dir, file), cassette, options.redact);
         result = { ...base, observed, verdict: reconcile(observed, declared), reason, cassette: file };
       }
       if (probe.name === 'basic_turn' && result.verdict !== 'SUPPORTED')

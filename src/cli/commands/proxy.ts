@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { writeCassetteAtomic } from '../../cassette/index.js';
+import { loadRedactionConfig } from '../../config.js';
 import { startRecordingProxy } from '../../recorder/index.js';
 import { parseLabel, parsePort } from '../options.js';
 import { runCommand } from '../run-command.js';
@@ -10,6 +11,7 @@ interface ProxyFlags {
   host: string;
   cassette: string;
   label?: Record<string, string>;
+  config?: string;
 }
 
 export function registerProxy(program: Command): void {
@@ -21,6 +23,7 @@ export function registerProxy(program: Command): void {
     .option('--port <n>', 'port to listen on; 0 picks a free one', parsePort, 0)
     .option('--host <address>', 'address to bind; loopback unless you ask for another', '127.0.0.1')
     .option('--label <key=value>', 'label written to the cassette meta (repeatable)', parseLabel)
+    .option('--config <file>', 'JSON config whose "redact" section adds redaction rules (default tapedeck.config.json if present)')
     .addHelpText(
       'after',
       `
@@ -33,6 +36,7 @@ Example:
     )
     .action((flags: ProxyFlags) =>
       runCommand(async () => {
+        const redact = await loadRedactionConfig(flags.config);
         // Handlers go in before the URL is printed: a script may signal as soon as it reads it.
         const stopped = new Promise<NodeJS.Signals>((resolve) => {
           process.once('SIGINT', () => resolve('SIGINT'));
@@ -50,7 +54,7 @@ Example:
         process.stderr.write(`bench proxy: ${signal}: closing open streams\n`);
         const cassette = await proxy.close();
         process.stderr.write(`bench proxy: saving cassette ${flags.cassette}\n`);
-        await writeCassetteAtomic(flags.cassette, cassette);
+        await writeCassetteAtomic(flags.cassette, cassette, redact);
         process.stderr.write(`bench proxy: wrote ${flags.cassette} (${cassette.interactions.length} interactions)\n`);
         return 0;
       }),

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { loadRedactionConfig } from '../../config.js';
 import { recordableHarnessIds } from '../../harnesses/index.js';
 import { type Manifest, PROBE_NAMES, recordHarness, VERDICT_SYMBOL } from '../../probes/index.js';
 import { parseSeed, parseWholeMs } from '../options.js';
@@ -12,6 +13,7 @@ interface RecordFlags {
   seed: number;
   latency: number;
   json?: boolean;
+  config?: string;
 }
 
 /** The verdict table printed at the end of `bench record`. */
@@ -34,6 +36,7 @@ export function registerRecord(program: Command): void {
     .option('--seed <n>', 'simulator seed: the same seed gives the same ids', parseSeed, 1)
     .option('--latency <ms>', 'simulator pause between stream events, like a vendor', parseWholeMs, 2)
     .option('--json', 'print the manifest as JSON instead of the table')
+    .option('--config <file>', 'JSON config whose "redact" section adds redaction rules (default tapedeck.config.json if present)')
     .addHelpText(
       'after',
       `
@@ -60,6 +63,7 @@ Examples:
             .filter(Boolean),
           outDir: flags.out,
           simulator: { seed: flags.seed, latencyMs: flags.latency },
+          redact: await loadRedactionConfig(flags.config),
           onProgress: (e) => {
             if (!human) return;
             if (e.kind === 'start') process.stderr.write(`  ${e.probe} ... `);
