@@ -1,6 +1,7 @@
 // `npm run bench`: every performance benchmark, one after another, on this machine.
 import { benchCassetteLoad } from './cassette-load.js';
 import { benchContracts } from './contracts.js';
+import { benchLoad } from './load-streams.js';
 import { benchProxyOverhead } from './proxy-overhead.js';
 import { benchReplay } from './replay.js';
 
@@ -12,3 +13,5 @@ console.log();
 await benchReplay();
 console.log();
 await benchContracts();
+console.log();
+await benchLoad();

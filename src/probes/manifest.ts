@@ -14,8 +14,11 @@ export const probeResultSchema = z.strictObject({
   observed: verdictSchema,
   verdict: verdictSchema,
   reason: z.string(),
-  /** The probe's cassette, relative to the manifest; absent when it ran no traffic. */
-  cassette: z.string().optional(),
+  /** The probe's cassette, a file beside the manifest (never a path out of its folder); absent when it ran no traffic. */
+  cassette: z
+    .string()
+    .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]*\.ya?ml$/, { error: 'must be a cassette file name beside the manifest, like basic_turn.yaml' })
+    .optional(),
 });
 
 /** What `bench record` concluded for one harness: each probe's verdict and why. */

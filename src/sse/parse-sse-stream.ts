@@ -28,11 +28,13 @@ export class SseParser {
       this.skipLf = false;
       if (text.charCodeAt(0) === 10) text = text.slice(1);
     }
+    // Only the new text can hold a line ending: a long line is scanned once, not once per chunk.
+    let i = this.buffer.length;
     this.buffer += text;
     const frames: SseFrame[] = [];
     let start = 0;
     const buf = this.buffer;
-    for (let i = 0; i < buf.length; i++) {
+    for (; i < buf.length; i++) {
       const c = buf.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
       this.line(buf.slice(start, i), frames);

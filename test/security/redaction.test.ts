@@ -120,3 +120,19 @@ describe('bench scan', () => {
     expect(r.stdout).toContain(`${file}:${at + 1}: authorization (Bearer…)`);
   });
 });
+
+describe('paths inside files', () => {
+  it('refuses a manifest whose cassette path would leave its folder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-manifest-'));
+    const manifest = (await readFile('cassettes/kiro-native/manifest.yaml', 'utf8')).replace(
+      'cassette: "basic_turn.yaml"',
+      'cassette: "../../../etc/passwd.yaml"',
+    );
+    await writeFile(join(dir, 'manifest.yaml'), manifest);
+    const r = await runBench(['replay-check', dir]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      /^bench: .*manifest\.yaml probes\.0\.cassette: must be a cassette file name beside the manifest, like basic_turn\.yaml\n$/,
+    );
+  });
+});
