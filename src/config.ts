@@ -3,7 +3,7 @@ import { type RedactionConfig, redactionConfigSchema } from './cassette/index.js
 import { UsageError } from './errors.js';
 
 /** Reads a JSON config file's section; a missing default file gives undefined. */
-async function readSection(file: string | undefined, section: string): Promise<unknown> {
+export async function readConfigSection(file: string | undefined, section: string): Promise<unknown> {
   const path = file ?? 'tapedeck.config.json';
   let text: string;
   try {
@@ -21,7 +21,7 @@ async function readSection(file: string | undefined, section: string): Promise<u
 
 /** The `redact` section of `tapedeck.config.json` (or `file`), checked; defaults when absent. */
 export async function loadRedactionConfig(file?: string): Promise<RedactionConfig> {
-  const raw = await readSection(file, 'redact');
+  const raw = await readConfigSection(file, 'redact');
   const result = redactionConfigSchema.safeParse(raw ?? {});
   if (!result.success) {
     const issue = result.error.issues[0];

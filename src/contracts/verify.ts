@@ -1,7 +1,6 @@
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { type Cassette, loadCassette } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
+import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { checkRule } from './check-rules.js';
 import type { Pack } from './pack.js';
 import { findPack } from './packs/index.js';
@@ -126,24 +125,10 @@ export function verifyCassette(cassette: Cassette, name: string, packNames?: rea
   return checked;
 }
 
-async function cassetteFiles(path: string): Promise<string[]> {
-  const info = await stat(path).catch(() => {
-    throw new UsageError(`${path}: no such file or folder`);
-  });
-  if (!info.isDirectory()) return [path];
-  const out: string[] = [];
-  for (const name of (await readdir(path)).sort()) {
-    const child = join(path, name);
-    if ((await stat(child)).isDirectory()) out.push(...(await cassetteFiles(child)));
-    else if (/\.ya?ml$/.test(name) && name !== 'manifest.yaml' && !name.startsWith('.')) out.push(child);
-  }
-  return out;
-}
-
 /** Verifies every cassette under the given paths. */
 export async function verifyPaths(paths: readonly string[], options: { packs?: readonly string[] } = {}): Promise<VerifyReport> {
   for (const p of options.packs ?? []) findPack(p);
-  const files = (await Promise.all(paths.map(cassetteFiles))).flat();
+  const files = (await Promise.all(paths.map((p) => listFiles(p, isCassetteFile)))).flat();
   if (files.length === 0) throw new UsageError(`no cassette (*.yaml) under ${paths.join(', ')}`);
   const cassettes: CheckedCassette[] = [];
   for (const file of files) cassettes.push(verifyCassette(await loadCassette(file), file, options.packs));

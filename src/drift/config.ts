@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { readConfigSection } from '../config.js';
 import { UsageError } from '../errors.js';
 
 export const severitySchema = z.enum(['breaking', 'notable', 'info']);
@@ -24,24 +24,10 @@ export const DEFAULT_DRIFT_CONFIG: DriftConfig = driftConfigSchema.parse({});
 
 /** Reads the `drift` section of a config file (JSON); a missing default file means the defaults. */
 export async function loadDriftConfig(file: string | undefined): Promise<DriftConfig> {
-  const path = file ?? 'tapedeck.config.json';
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    if (!file && (err as NodeJS.ErrnoException).code === 'ENOENT') return DEFAULT_DRIFT_CONFIG;
-    throw new UsageError(`--config ${path}: cannot be read (${(err as Error).message})`);
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`${path}: not valid JSON (${(err as Error).message})`);
-  }
-  const result = driftConfigSchema.safeParse((raw as { drift?: unknown } | null)?.drift ?? {});
+  const result = driftConfigSchema.safeParse((await readConfigSection(file, 'drift')) ?? {});
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new UsageError(`${path} drift.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+    throw new UsageError(`config ${file ?? 'tapedeck.config.json'} drift.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
   }
   return result.data;
 }

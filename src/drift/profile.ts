@@ -1,8 +1,8 @@
-import { readdir, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { type Cassette, decodeBody, loadCassette } from '../cassette/index.js';
 import { streamsOf, verifyCassette } from '../contracts/index.js';
 import { omnigentNativeTui } from '../contracts/packs/omnigent.js';
+import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { routeTemplate } from '../net/route-template.js';
 import { loadManifest, type Manifest } from '../probes/manifest.js';
 import type { DriftConfig } from './config.js';
@@ -76,20 +76,10 @@ function addCassette(profile: Profile, name: string, cassette: Cassette, config:
   profile.violations.set(name, new Set(checked.rules.filter((r) => r.violations.length > 0).map((r) => `${r.pack} ${r.rule}`)));
 }
 
-async function yamlFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const name of (await readdir(dir)).sort()) {
-    const path = join(dir, name);
-    if ((await stat(path)).isDirectory()) out.push(...(await yamlFiles(path)));
-    else if (/\.ya?ml$/.test(name) && name !== 'manifest.yaml' && !name.startsWith('.')) out.push(path);
-  }
-  return out;
-}
-
 /** Profiles every cassette under a folder (a harness folder's manifest included). */
 export async function profileFolder(dir: string, config: DriftConfig): Promise<Profile> {
   const profile: Profile = { routes: new Map(), eventShapes: new Map(), routeShapes: new Map(), turns: new Map(), violations: new Map() };
-  for (const file of await yamlFiles(dir)) addCassette(profile, relative(dir, file), await loadCassette(file), config);
+  for (const file of await listFiles(dir, isCassetteFile)) addCassette(profile, relative(dir, file), await loadCassette(file), config);
   const manifest = await loadManifest(join(dir, 'manifest.yaml')).catch(() => undefined);
   if (manifest) profile.manifest = manifest;
   return profile;

@@ -2,6 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { basename, join, relative } from 'node:path';
 import { type Cassette, loadCassette } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
+import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { loadManifest } from '../probes/manifest.js';
 import type { NamedCassette } from './engine.js';
 
@@ -12,13 +13,7 @@ async function cassetteFiles(dir: string): Promise<string[]> {
     const manifest = await loadManifest(join(dir, 'manifest.yaml'));
     return manifest.probes.flatMap((p) => (p.cassette ? [join(dir, p.cassette)] : []));
   }
-  const out: string[] = [];
-  for (const name of names) {
-    const path = join(dir, name);
-    if ((await stat(path)).isDirectory()) out.push(...(await cassetteFiles(path)));
-    else if (/\.ya?ml$/.test(name) && !name.startsWith('.')) out.push(path);
-  }
-  return out;
+  return listFiles(dir, isCassetteFile);
 }
 
 /** Loads a cassette file, or every cassette under a folder, as one named set. */

@@ -1,7 +1,6 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { makeRedactor, parseCassette, type RedactionConfig } from '../cassette/index.js';
-import { UsageError } from '../errors.js';
+import { listFiles } from '../fs/list-files.js';
 
 export interface SecretFinding {
   file: string;
@@ -9,21 +8,6 @@ export interface SecretFinding {
   kind: string;
   /** The start of the value only, enough to find it. */
   preview: string;
-}
-
-async function files(path: string): Promise<string[]> {
-  const info = await stat(path).catch(() => {
-    throw new UsageError(`${path}: no such file or folder`);
-  });
-  if (!info.isDirectory()) return [path];
-  const out: string[] = [];
-  for (const name of (await readdir(path)).sort()) {
-    if (name === 'node_modules' || name.startsWith('.')) continue;
-    const child = join(path, name);
-    if ((await stat(child)).isDirectory()) out.push(...(await files(child)));
-    else if (/\.(ya?ml|json|har|txt)$/.test(name)) out.push(child);
-  }
-  return out;
 }
 
 function lineOf(text: string, value: string): number {
@@ -43,7 +27,7 @@ function lineOf(text: string, value: string): number {
 export async function scanForSecrets(paths: readonly string[], config?: RedactionConfig): Promise<SecretFinding[]> {
   const redactor = makeRedactor(config);
   const findings: SecretFinding[] = [];
-  for (const file of (await Promise.all(paths.map(files))).flat()) {
+  for (const file of (await Promise.all(paths.map((p) => listFiles(p, (name) => /\.(ya?ml|json|har|txt)$/.test(name))))).flat()) {
     const text = await readFile(file, 'utf8');
     const seen = new Set<string>();
     const add = (value: string, kind: string) => {
