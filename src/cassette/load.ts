@@ -21,7 +21,13 @@ function parseAnyYaml(text: string, file: string): unknown {
     const detail = error.message.split('\n')[0] ?? error.message;
     throw new CassetteError('cassette_yaml', { file, line }, `invalid YAML: ${detail}`);
   }
-  return doc.toJS({ maxAliasCount: 100 });
+  try {
+    return doc.toJS({ maxAliasCount: 100 });
+  } catch (cause) {
+    // Aliases are resolved only here (an unknown anchor, an alias bomb).
+    const detail = (cause as Error).message.split('\n')[0] ?? 'cannot be resolved';
+    throw new CassetteError('cassette_yaml', { file }, `invalid YAML: ${detail}`, { cause });
+  }
 }
 
 /** The line of the deepest node along `path` that exists in the document. */

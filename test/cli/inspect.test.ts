@@ -88,3 +88,12 @@ describe('bench inspect', () => {
     expect(r.stderr).toBe(`${message}\n`);
   });
 });
+
+describe('bench inspect on YAML that only fails when resolved', () => {
+  it('reports an unknown alias as invalid YAML in one line', async () => {
+    await writeFile(join(dir, 'alias.yaml'), valid.replace('recorder: "tapedeck test"', 'recorder: *nowhere'));
+    const r = await runBench(['inspect', 'alias.yaml'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^bench: alias\.yaml invalid YAML: .*nowhere.*\n$/);
+  });
+});
