@@ -19,7 +19,13 @@ export function buildProgram(): Command {
     .option('--verbose', 'print stack traces for unexpected errors')
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error: ') ? `bench: ${s.slice(7)}` : s) })
+    .configureOutput({
+      // One line per mistake: commander's suggestion joins the message instead of a second line.
+      writeErr: (s) =>
+        process.stderr.write(
+          (s.startsWith('error: ') ? `bench: ${s.slice(7)}` : s).replace(/\n\(Did you mean (.+)\?\)/, '; did you mean $1?'),
+        ),
+    })
     .hook('preAction', (cmd) => setVerbose(Boolean(cmd.opts().verbose)));
   registerRecord(program);
   registerReplay(program);

@@ -1,0 +1,74 @@
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runBench } from '../helpers/cli.js';
+
+/** Every user mistake: one line on stderr naming it, exit 2, and no stack trace. */
+function expectOneLine(r: { code: number | null; stderr: string; stdout: string }, message: RegExp) {
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe('bad input on the command line', () => {
+  it('an unknown flag', async () => {
+    expectOneLine(await runBench(['verify', '--colour']), /^bench: unknown option '--colour'/);
+  });
+
+  it('an unknown command, with a suggestion', async () => {
+    expectOneLine(await runBench(['replai']), /^bench: unknown command 'replai'/);
+  });
+
+  it('a port that is not a port', async () => {
+    expectOneLine(await runBench(['sim', '--port', '-1']), /^bench: --port "-1" is not a port/);
+  });
+
+  it('a missing file and a missing folder', async () => {
+    expectOneLine(await runBench(['verify', 'no/such/dir']), /^bench: no\/such\/dir: no such file or folder\n$/);
+    expectOneLine(await runBench(['scan', 'missing.yaml']), /^bench: missing\.yaml: no such file or folder\n$/);
+  });
+
+  it('an unreadable folder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-locked-'));
+    await writeFile(join(dir, 'c.yaml'), 'version: 1\n');
+    await chmod(dir, 0o000);
+    try {
+      // Root reads any folder; only check the message when the folder really is unreadable.
+      const r = await runBench(['verify', dir]);
+      if (process.getuid?.() !== 0) expectOneLine(r, /^bench: /);
+      else expect(r.code).toBe(2);
+    } finally {
+      await chmod(dir, 0o755);
+    }
+  });
+
+  it('a config file that is not JSON, and one with a wrong field', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-config-'));
+    await writeFile(join(dir, 'bad.json'), '{ "redact": ');
+    await writeFile(join(dir, 'wrong.json'), JSON.stringify({ redact: { headers: 'authorization' } }));
+    await writeFile(join(dir, 'regex.json'), JSON.stringify({ redact: { patterns: ['(unclosed'] } }));
+    expectOneLine(await runBench(['scan', 'cassettes', '--config', join(dir, 'bad.json')]), /^bench: config .*bad\.json: not valid JSON/);
+    expectOneLine(
+      await runBench(['scan', 'cassettes', '--config', join(dir, 'wrong.json')]),
+      /^bench: config .*wrong\.json redact\.headers: /,
+    );
+    expectOneLine(
+      await runBench(['scan', 'cassettes', '--config', join(dir, 'regex.json')]),
+      /redact\.patterns: "\(unclosed" is not a regular expression/,
+    );
+    expectOneLine(
+      await runBench(['drift', '--baseline', 'cassettes', '--candidate', 'cassettes', '--config', join(dir, 'missing.json')]),
+      /^bench: config .*missing\.json: cannot be read/,
+    );
+  });
+
+  it('every command has --help with an example', async () => {
+    for (const command of ['record', 'replay', 'replay-check', 'verify', 'drift', 'proxy', 'inspect', 'scan', 'sim']) {
+      const r = await runBench([command, '--help']);
+      expect(r.code, command).toBe(0);
+      expect(r.stdout, command).toMatch(/Example/);
+    }
+  });
+});
