@@ -2,12 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeCanonicalYaml } from './canonical-yaml.js';
+import { bodyDigest, headerLine } from './digest.js';
 import { CassetteError } from './errors.js';
 import { makePortable } from './portable-paths.js';
 import { type RedactionConfig, redactCassette } from './redact.js';
 import { type Cassette, cassetteSchema } from './schema.js';
-
-const HEADER = 'tapedeck cassette, format v1. Written by the tool; check a hand edit with `bench inspect FILE`.';
 
 /**
  * Serialises a cassette to canonical YAML after redaction and after replacing
@@ -15,7 +14,9 @@ const HEADER = 'tapedeck cassette, format v1. Written by the tool; check a hand 
  */
 export function serializeCassette(cassette: Cassette, redact?: RedactionConfig): string {
   const clean = cassetteSchema.parse(makePortable(redactCassette(cassette, redact)));
-  return writeCanonicalYaml(clean as unknown as Record<string, unknown>, HEADER);
+  const body = writeCanonicalYaml(clean as unknown as Record<string, unknown>);
+  // The digest lets a later load skip re-validating what was validated here.
+  return headerLine(bodyDigest(body)) + body;
 }
 
 function isAlive(pid: number): boolean {

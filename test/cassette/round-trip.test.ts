@@ -88,3 +88,17 @@ function parseCassetteBody(body: NonNullable<ReturnType<typeof encodeBody>>) {
   if (!stored) throw new Error('body lost');
   return stored;
 }
+
+describe('the written digest', () => {
+  it('marks a file as untouched since tapedeck validated it, until one byte changes', async () => {
+    const { isUntouchedSinceWritten } = await import('../../src/cassette/digest.js');
+    const cassette = fc.sample(cassetteArb, { numRuns: 1, seed: 11 })[0];
+    if (!cassette) throw new Error('no sample');
+    const text = serializeCassette(cassette);
+    expect(isUntouchedSinceWritten(text)).toBe(true);
+    const edited = text.replace('version: 1', 'version: 2');
+    expect(isUntouchedSinceWritten(edited)).toBe(false);
+    // An edit is validated in full again, and named.
+    expect(() => parseCassette(edited, 'x.yaml')).toThrow(/^x\.yaml:2 version: unknown cassette version 2/);
+  });
+});
