@@ -1,13 +1,17 @@
 import { parseCassette, serializeCassette } from '../dist/cassette/index.js';
 import { generateCassette } from './generate-cassette.js';
-import { fmt, medianMs } from './measure.js';
+import { fmt, medianPair } from './measure.js';
 
 /** Loads a 10,000-interaction cassette and compares with JSON.parse of the same content. */
 export async function benchCassetteLoad({ interactions = 10_000 } = {}) {
   const text = serializeCassette(generateCassette(interactions));
   const json = JSON.stringify(parseCassette(text));
-  const jsonMs = await medianMs(() => JSON.parse(json));
-  const loadMs = await medianMs(() => parseCassette(text));
+  // Measured in alternation, so machine noise falls on both alike.
+  const [jsonMs, loadMs] = await medianPair(
+    () => JSON.parse(json),
+    () => parseCassette(text),
+    { runs: 21, warmup: 3 },
+  );
   const ratio = loadMs / jsonMs;
   console.log(`cassette load, ${interactions} interactions (${(text.length / 1e6).toFixed(1)} MB YAML):`);
   console.log(`  JSON.parse of the same content  ${fmt(jsonMs)} ms`);

@@ -247,18 +247,24 @@ export function readCanonicalYaml(text: string): Record<string, unknown> | undef
       return undefined;
     }
 
-    const content = text.slice(keyStart, nl);
-    const ke = keyEnd(content);
+    // Plain keys are found in place; only a quoted key needs the line as a string.
+    let ke: number;
+    if (text.charCodeAt(keyStart) === 34) {
+      ke = keyEnd(text.slice(keyStart, nl));
+    } else {
+      const colon = text.indexOf(':', keyStart);
+      ke = colon === -1 || colon >= nl ? -1 : colon - keyStart;
+    }
     if (ke <= 0) return undefined;
-    const key = parseKey(content.slice(0, ke));
+    const key = parseKey(text.slice(keyStart, keyStart + ke));
     if (key === NOT_CANONICAL) return undefined;
     const map = top.value as Record<string, unknown>;
     if (Object.hasOwn(map, key)) return undefined;
-    if (ke === content.length - 1) {
+    if (keyStart + ke === nl - 1) {
       top.pendingKey = key;
       continue;
     }
-    if (content.charCodeAt(ke + 1) !== 32) return undefined;
+    if (text.charCodeAt(keyStart + ke + 1) !== 32) return undefined;
     const value = readValue(text, keyStart + ke + 2, nl, keyCol, json);
     if (value === NOT_CANONICAL) return undefined;
     if (value === DEFER) {
