@@ -25,7 +25,8 @@ export interface SimulatorContext {
 const HEX32 = /^[0-9a-f]{32}$/;
 const nativeHarnesses = () => HARNESS_PROFILES.filter((h) => h.integrationMode !== 'sdk');
 
-function agents(ids: SeededIds) {
+/** The built-in `<harness>-ui` agents, one per native harness. */
+function agents() {
   return nativeHarnesses().map((h) => {
     const name = `${h.id}-ui`;
     return {
@@ -43,7 +44,6 @@ function agents(ids: SeededIds) {
       terminals: [],
       policies: [],
       builtin: true,
-      ...(ids ? {} : {}),
     };
   });
 }
@@ -64,7 +64,7 @@ async function createSession(ctx: SimulatorContext, req: IncomingMessage, res: S
   const body = await readJson(req);
   const agentId = str(body, 'agent_id');
   if (agentId === undefined) throw validationError('agent_id', body);
-  const agent = agents(ctx.ids).find((a) => a.id === agentId);
+  const agent = agents().find((a) => a.id === agentId);
   if (!agent) throw appError('not_found', `Agent ${agentId} not found`);
   const hostId = str(body, 'host_id');
   const workspace = str(body, 'workspace');
@@ -216,7 +216,7 @@ export async function route(ctx: SimulatorContext, req: IncomingMessage, res: Se
         ],
       });
     }
-    if (method === 'GET' && url.pathname === '/v1/agents') return sendJson(res, 200, paginate(agents(ctx.ids), url.searchParams, 20));
+    if (method === 'GET' && url.pathname === '/v1/agents') return sendJson(res, 200, paginate(agents(), url.searchParams, 20));
     if (method === 'GET' && url.pathname === '/v1/harnesses') {
       return sendJson(res, 200, { object: 'list', data: HARNESS_PROFILES.map((h) => ({ name: h.id, capabilities: h })) });
     }
