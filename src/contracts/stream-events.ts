@@ -66,8 +66,10 @@ export function streamsOf(cassette: Cassette, starts: readonly TurnStart[]): Str
       const type = item.comment !== undefined && item.event === undefined && item.data === undefined ? ':comment' : eventType(item, data);
       events.push({ type, data, id: item.id, retry: item.retry, comment: item.comment });
       positions.push(position);
+      // A turn's events are those its request caused on a stream already open when it was made.
       let turn = -1;
       for (let t = 0; t < turnSeqs.length && (turnSeqs[t] as number) <= item.after; t++) turn = t;
+      if (turn !== -1 && (turnSeqs[turn] as number) < interaction.seq) turn = -1;
       turnOf.push(turn);
     });
     const turns: Segment[] = [];

@@ -195,6 +195,21 @@ export class SessionDriver {
     return result;
   }
 
+  /**
+   * Deletes the session with a stream open, and reads that stream to its end:
+   * a clean close ends with `[DONE]`, which drift can then see disappear.
+   */
+  async teardown(): Promise<void> {
+    if (!this.sessionId) return;
+    const reader = await StreamReader.open(this.baseUrl, this.session, this.client.fetch, 10_000);
+    try {
+      await this.client.call('DELETE', `/v1/sessions/${this.session}`);
+      await reader.untilEnd(this.timings.turnMs);
+    } finally {
+      reader.close();
+    }
+  }
+
   /** Reads cumulative usage off the session snapshot; absent usage stays null. */
   async fillCost(result: TurnResult): Promise<void> {
     const snap = await this.client.ok<{ last_total_tokens?: number | null; total_cost_usd?: number | null }>(

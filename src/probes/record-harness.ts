@@ -81,6 +81,8 @@ export async function observeProbe(probe: Probe, driver: SessionDriver): Promise
   try {
     await driver.provision();
     const { observed, note } = await probe.run(driver, probe.declare(driver.harness).declared);
+    // Cleaning up is not part of the verdict: a server that refuses deletion still gets its verdict.
+    await driver.teardown().catch(() => {});
     return { observed, reason: note };
   } catch (err) {
     const infra = err instanceof ProvisioningError || err instanceof ServerResponseError;

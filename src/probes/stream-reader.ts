@@ -113,6 +113,12 @@ export class StreamReader {
     }
   }
 
+  /** Resolves when the server ends the stream, or after `timeoutMs`. */
+  async untilEnd(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  }
+
   count(type: string): number {
     return this.events.filter((e) => e.type === type).length;
   }

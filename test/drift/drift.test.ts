@@ -156,3 +156,15 @@ describe('bench drift --candidate', () => {
     expect(r.stderr).toBe('bench: give exactly one of --server URL (re-record) or --candidate DIR (compare folders)\n');
   });
 });
+
+describe('bench drift --server finds a stream that ends without its sentinel', () => {
+  it('sees [DONE] disappear from the teardown stream of every probe', async () => {
+    const report = await driftAgainst({ mutate: ['no-sentinel'] });
+    expect(report.findings.map((f) => [f.heading, f.severity, f.message])).toContainEqual([
+      'vocabulary',
+      'breaking',
+      'event type [DONE] disappeared',
+    ]);
+    expect(report.failed).toBe(true);
+  });
+});

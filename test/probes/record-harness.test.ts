@@ -51,7 +51,9 @@ describe('bench record against the simulator, through the proxy', () => {
     expect(routes.slice(ensure + 1, post)).not.toContain('GET /v1/sessions/ID');
     const created = cassette.interactions.find((i) => i.request.path === '/v1/sessions')?.response?.body;
     expect(created && 'json' in created && (created.json as { external_session_id: unknown }).external_session_id).toBeNull();
-    const last = cassette.interactions.at(-1)?.response?.body;
+    const last = cassette.interactions
+      .filter((i) => i.request.method === 'GET' && /^\/v1\/sessions\/[0-9a-f]{32}$/.test(i.request.path))
+      .at(-1)?.response?.body;
     expect(last && 'json' in last && typeof (last.json as { external_session_id: unknown }).external_session_id).toBe('string');
   });
 

@@ -32,7 +32,7 @@ describe('offline replay of the committed bench cassettes', () => {
     }
     expect(engines.flatMap((e) => e.misses.map((m) => m.message))).toEqual([]);
     expect(engines.flatMap((e) => e.unused())).toEqual([]);
-  });
+  }, 120_000);
 
   it('reproduces every manifest verdict through the undici dispatcher door', async () => {
     const rows = await replayCheck(CASSETTES);

@@ -17,6 +17,8 @@ describe('useCassette', () => {
     const observation = await basic?.run(driver, 'SUPPORTED');
     expect(observation?.observed).toBe('SUPPORTED');
     expect(observation?.turn?.text).toBe(markerFor('codex-native'));
+    await driver.teardown();
     expect(replay.engine.misses).toEqual([]);
+    // useCassette's afterAll fails the file if any recorded interaction went unasked.
   });
 });

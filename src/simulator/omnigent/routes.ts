@@ -224,6 +224,12 @@ export async function route(ctx: SimulatorContext, req: IncomingMessage, res: Se
       if (parts.length === 2 && method === 'POST') return await createSession(ctx, req, res);
       const session = findSession(ctx, parts[2] ?? '');
       const rest = parts.slice(3).join('/');
+      if (rest === '' && method === 'DELETE') {
+        // Deleting a session ends its streams normally, with [DONE].
+        ctx.sessions.delete(session.id);
+        session.stream.close();
+        return sendJson(res, 200, { id: session.id, object: 'session', deleted: true });
+      }
       if (rest === '' && method === 'GET') {
         return sendJson(res, 200, snapshot(session, url.searchParams.get('include_items') !== 'false'), { 'cache-control': 'no-store' });
       }
