@@ -91,7 +91,7 @@ export function parseCassette(text: string, file = '<cassette>'): Cassette {
   const result = cassetteSchema.safeParse(raw);
   if (result.success) return result.data;
   const issue = result.error.issues[0] as z.core.$ZodIssue;
-  const path = issue.code === 'unrecognized_keys' ? issue.path : issue.path;
+  const path = issue.path;
   throw new CassetteError(
     'cassette_schema',
     { file, line: lineOfPath(text, path), fieldPath: formatFieldPath(path) || '(root)' },

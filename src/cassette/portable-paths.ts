@@ -74,3 +74,16 @@ export function makePortable(cassette: Cassette, folders: MachineFolders = curre
   const f = folderReplacer(folders);
   return { ...cassette, interactions: cassette.interactions.map((i) => mapInteraction(i, f)) };
 }
+
+/** The inverse of `folderReplacer`: `<tmp>` becomes this machine's temp folder, and so on. */
+export function folderRestorer(folders: MachineFolders): (s: string) => string {
+  const map = new Map(Object.entries(folders).map(([name, path]) => [`<${name}>`, path.replace(/\/+$/, '')]));
+  return (s) => (s.includes('<') ? s.replace(/<(workspace|home|tmp)>/g, (m) => map.get(m) ?? m) : s);
+}
+
+/** Response bytes with folder placeholders restored; binary bodies are never touched. */
+export function restoreBody(bytes: Buffer, body: Body | undefined, restore: (s: string) => string): Buffer {
+  if (!body || 'base64' in body) return bytes;
+  if ('json' in body) return Buffer.from(JSON.stringify(mapJson(body.json, restore)));
+  return Buffer.from(restore(body.text));
+}

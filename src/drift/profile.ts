@@ -23,9 +23,6 @@ export interface Profile {
   manifest?: Manifest;
 }
 
-/** Routes are compared by template: ids in paths are noise. */
-export const routeOf = routeTemplate;
-
 function shapeFor(map: Map<string, Shape>, key: string): Shape {
   let shape = map.get(key);
   if (!shape) map.set(key, (shape = new Map()));
@@ -36,7 +33,8 @@ function addCassette(profile: Profile, name: string, cassette: Cassette, config:
   const ignore = (path: string) =>
     config.ignoreFields.some((f) => f === path || path.endsWith(`.${f}`) || path.startsWith(`${f}.`) || path.startsWith(`${f}[]`));
   for (const i of cassette.interactions) {
-    const route = routeOf(i.request.method, i.request.path);
+    // Routes are compared by template: ids in paths are noise.
+    const route = routeTemplate(i.request.method, i.request.path);
     let r = profile.routes.get(route);
     if (!r) profile.routes.set(route, (r = { statuses: new Set(), contentTypes: new Set() }));
     if (i.response) {

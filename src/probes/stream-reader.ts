@@ -22,6 +22,10 @@ export class StreamReader {
   private readonly controller = new AbortController();
   private waiters: Waiter[] = [];
   private ended = false;
+  private markEnded: () => void = () => {};
+  private readonly endedPromise = new Promise<void>((resolve) => {
+    this.markEnded = resolve;
+  });
   private lastEventAt = Date.now();
   error: string | undefined;
 
@@ -65,6 +69,7 @@ export class StreamReader {
       if (!this.controller.signal.aborted) this.error = (err as Error).message;
     } finally {
       this.ended = true;
+      this.markEnded();
       for (const w of this.waiters) {
         clearTimeout(w.timer);
         w.resolve(undefined);
@@ -115,8 +120,9 @@ export class StreamReader {
 
   /** Resolves when the server ends the stream, or after `timeoutMs`. */
   async untilEnd(timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.ended && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.endedPromise, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
   }
 
   count(type: string): number {

@@ -4,11 +4,13 @@ import {
   currentFolders,
   decodeBody,
   folderReplacer,
+  folderRestorer,
   type Interaction,
   type MachineFolders,
   makeRedactor,
   type RedactionConfig,
   type Redactor,
+  restoreBody,
   type SseItem,
   type StreamEnd,
 } from '../cassette/index.js';
@@ -25,7 +27,6 @@ import {
   shapeKey,
   shapeOf,
 } from './match-request.js';
-import { folderRestorer, restoreBody } from './restore-folders.js';
 import { parseTiming, type TimingMode } from './timing.js';
 
 export interface ReplayOptions extends MatchOptions {

@@ -9,7 +9,7 @@ export interface NearMiss {
 }
 
 function show(v: unknown): string {
-  const s = typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? 'undefined');
+  const s = JSON.stringify(v) ?? 'undefined';
   return s.length > 60 ? `${s.slice(0, 57)}...` : s;
 }
 
