@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { TapedeckError } from '../errors.js';
 import { TAPEDECK_VERSION } from '../version.js';
 import { registerDrift } from './commands/drift.js';
+import { registerFuzz } from './commands/fuzz.js';
 import { registerInspect } from './commands/inspect.js';
 import { registerProxy } from './commands/proxy.js';
 import { registerRecord } from './commands/record.js';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerReplay(program);
   registerVerify(program);
   registerDrift(program);
+  registerFuzz(program);
   registerProxy(program);
   registerInspect(program);
   registerScan(program);

@@ -11,4 +11,10 @@ export interface Pack {
   /** A zod schema for the data of each event type; a type not listed is reported as unknown when the pack lists any. */
   payloads: Record<string, z.ZodType>;
   rules: Rule[];
+  /**
+   * Event types a server may add anywhere or leave out (heartbeats, status
+   * flaps, activity pings). Fuzzing inserts and deletes them; the rules still
+   * decide which of those variations are legal.
+   */
+  optional?: string[];
 }

@@ -1,7 +1,7 @@
 export { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
 export { ProvisioningError, ServerResponseError } from './errors.js';
 export { loadManifest, type Manifest, manifestSchema, type ProbeResult } from './manifest.js';
-export { markerFor, PROBE_NAMES, PROBES, type ProbeName } from './probes.js';
+export { markerFor, PROBE_NAMES, PROBES, type Probe, type ProbeName } from './probes.js';
 export {
   NATIVE_TUI_PACKS,
   observeProbe,
@@ -10,7 +10,17 @@ export {
   recordHarness,
   SIMULATOR_TIMINGS,
 } from './record-harness.js';
-export { cassetteFetch, REPLAY_ORIGIN, REPLAY_TIMINGS, type ReplayCheckRow, type ReplayDoor, replayCheck } from './replay-check.js';
+export {
+  cassetteFetch,
+  REPLAY_ORIGIN,
+  REPLAY_TIMINGS,
+  type RecordedProbe,
+  type ReplayCheckRow,
+  type ReplayDoor,
+  recordedProbes,
+  replayCheck,
+  replayProbe,
+} from './replay-check.js';
 export type { FetchLike } from './session-client.js';
 export { emptyTurnResult, type TurnResult, turnResultSchema } from './turn-result.js';
 export { reconcile, VERDICT_SYMBOL, type Verdict, verdictSchema } from './verdict.js';

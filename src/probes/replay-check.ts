@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { fetch as undiciFetch } from 'undici';
 import { loadCassette } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
+import type { HarnessProfile } from '../harnesses/index.js';
 import { cassetteDispatcher, type ReplayOptions } from '../replayer/index.js';
-import { SessionDriver } from './driver.js';
-import { loadManifest } from './manifest.js';
-import { PROBES } from './probes.js';
+import { type DriverTimings, SessionDriver } from './driver.js';
+import { loadManifest, type ProbeResult } from './manifest.js';
+import { PROBES, type Probe } from './probes.js';
 import { observeProbe, recordableHarness } from './record-harness.js';
 import type { FetchLike } from './session-client.js';
 import { reconcile, type Verdict } from './verdict.js';
@@ -46,38 +47,65 @@ async function harnessFolders(dir: string): Promise<string[]> {
   return out;
 }
 
-/**
- * Runs every recorded probe of the TypeScript driver against its own cassette
- * through the replayer, offline, and compares the verdict with the manifest's.
- */
 /** A way to reach a replay of one cassette: a fetch, its base URL, and how to stop it. */
 export type ReplayDoor = { fetch: FetchLike; baseUrl?: string; done?: () => Promise<void> };
 
-export async function replayCheck(
-  dir: string,
-  options: { fetchFor?: (file: string) => Promise<ReplayDoor>; replay?: ReplayOptions } = {},
-): Promise<ReplayCheckRow[]> {
+/** One recorded probe of a harness folder: its manifest row and cassette file. */
+export interface RecordedProbe {
+  harness: HarnessProfile;
+  probe: Probe;
+  result: ProbeResult & { cassette: string };
+  file: string;
+}
+
+/** Every recorded probe with a cassette under `dir` (a harness folder, or a folder of them), in manifest order. */
+export async function recordedProbes(dir: string): Promise<RecordedProbe[]> {
   const folders = await harnessFolders(dir);
   if (folders.length === 0) throw new UsageError(`${dir} holds no recorded harness (no manifest.yaml); run bench record first`);
-  const rows: ReplayCheckRow[] = [];
+  const out: RecordedProbe[] = [];
   for (const folder of folders) {
     const manifest = await loadManifest(join(folder, 'manifest.yaml'));
     const harness = recordableHarness(manifest.harness);
     for (const result of manifest.probes) {
       const probe = PROBES.find((p) => p.name === result.probe);
-      if (!probe || !result.cassette) continue;
-      const file = join(folder, result.cassette);
-      const door = options.fetchFor
-        ? await options.fetchFor(file)
-        : { fetch: cassetteFetch([{ name: result.cassette, cassette: await loadCassette(file) }], options.replay) };
-      const { observed, reason } = await observeProbe(
-        probe,
-        new SessionDriver(door.baseUrl ?? REPLAY_ORIGIN, harness, REPLAY_TIMINGS, door.fetch),
-      );
-      await door.done?.();
-      const replayed = reconcile(observed, probe.declare(harness).declared);
-      rows.push({ harness: harness.id, probe: probe.name, expected: result.verdict, replayed, reason, ok: replayed === result.verdict });
+      if (probe && result.cassette)
+        out.push({ harness, probe, result: { ...result, cassette: result.cassette }, file: join(folder, result.cassette) });
     }
+  }
+  return out;
+}
+
+/** Runs one probe of the TypeScript driver against a replay door and reconciles its verdict with the declared one. */
+export async function replayProbe(
+  recorded: Pick<RecordedProbe, 'harness' | 'probe'>,
+  door: ReplayDoor,
+  timings: DriverTimings = REPLAY_TIMINGS,
+): Promise<{ replayed: Verdict; reason: string }> {
+  const { harness, probe } = recorded;
+  try {
+    const { observed, reason } = await observeProbe(probe, new SessionDriver(door.baseUrl ?? REPLAY_ORIGIN, harness, timings, door.fetch));
+    return { replayed: reconcile(observed, probe.declare(harness).declared), reason };
+  } finally {
+    await door.done?.();
+  }
+}
+
+/**
+ * Runs every recorded probe of the TypeScript driver against its own cassette
+ * through the replayer, offline, and compares the verdict with the manifest's.
+ */
+export async function replayCheck(
+  dir: string,
+  options: { fetchFor?: (file: string) => Promise<ReplayDoor>; replay?: ReplayOptions } = {},
+): Promise<ReplayCheckRow[]> {
+  const rows: ReplayCheckRow[] = [];
+  for (const recorded of await recordedProbes(dir)) {
+    const { harness, probe, result, file } = recorded;
+    const door = options.fetchFor
+      ? await options.fetchFor(file)
+      : { fetch: cassetteFetch([{ name: result.cassette, cassette: await loadCassette(file) }], options.replay) };
+    const { replayed, reason } = await replayProbe(recorded, door);
+    rows.push({ harness: harness.id, probe: probe.name, expected: result.verdict, replayed, reason, ok: replayed === result.verdict });
   }
   return rows;
 }

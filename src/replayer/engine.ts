@@ -40,6 +40,11 @@ export interface ReplayOptions extends MatchOptions {
   folders?: MachineFolders;
   /** The redaction the cassettes were recorded with: live requests get the same, so they match. */
   redact?: RedactionConfig;
+  /**
+   * Re-chunks each stream's bytes on their way out (fuzzing: other chunk
+   * boundaries, other line endings); which bytes are due, and when, is unchanged.
+   */
+  reframe?: (frames: AsyncGenerator<Buffer>, stream: EntryInfo) => AsyncGenerator<Buffer>;
 }
 
 export interface NamedCassette {
@@ -274,7 +279,11 @@ export class ReplayEngine {
       return { kind: 'response', entry: info, status: i.response.status, headers, body, delayMs, breaks: i.failure !== undefined };
     }
     const servedAt = performance.now();
-    const frames = (signal: AbortSignal) => this.frames(entry, stream.events, servedAt, signal);
+    const reframe = this.options.reframe;
+    const frames = (signal: AbortSignal) => {
+      const own = this.frames(entry, stream.events, servedAt, signal);
+      return reframe ? reframe(own, info) : own;
+    };
     return { kind: 'stream', entry: info, status: i.response.status, headers, frames, end: stream.end };
   }
 

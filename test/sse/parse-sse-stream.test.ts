@@ -76,3 +76,30 @@ describe('SseParser', () => {
     );
   });
 });
+
+describe('SseParser on the committed streams', () => {
+  it('10,000 random splits of the committed streams, in LF, CRLF and CR, give identical parsed events', async () => {
+    const { committedCassettes } = await import('../fuzz/committed.js');
+    const streams: Buffer[] = [];
+    for (const { cassette } of await committedCassettes())
+      for (const i of cassette.interactions) {
+        const events = i.response?.stream?.events;
+        if (!events) continue;
+        const text = events.map(({ at: _a, after: _b, comment: _c, ...f }) => serializeSseFrame({ kind: 'event', ...f })).join('');
+        streams.push(Buffer.from(text), Buffer.from(text.replaceAll('\n', '\r\n')), Buffer.from(text.replaceAll('\n', '\r')));
+      }
+    const expected = streams.map((s) => parseInChunks(s, []));
+    expect(expected[0]?.length).toBeGreaterThan(0);
+    const arb = fc
+      .nat({ max: streams.length - 1 })
+      .chain((n) =>
+        fc.tuple(fc.constant(n), fc.uniqueArray(fc.integer({ min: 1, max: (streams[n] as Buffer).length - 1 }), { maxLength: 40 })),
+      );
+    fc.assert(
+      fc.property(arb, ([n, cuts]) => {
+        expect(parseInChunks(streams[n] as Buffer, cuts)).toEqual(expected[n]);
+      }),
+      { numRuns: 10_000, seed: 42 },
+    );
+  });
+});

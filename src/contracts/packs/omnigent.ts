@@ -11,6 +11,7 @@ export const omnigentStream: Pack = {
   description: 'The session SSE stream on every transport: framing, connect preamble, clean close.',
   turnStarts,
   payloads: omnigentPayloads,
+  optional: ['session.heartbeat'],
   rules: [
     framing(['id', 'retry', 'comment'], {
       name: 'event-and-data-only',
@@ -37,6 +38,8 @@ export const omnigentNativeTui: Pack = {
     'Native-tui turns: the executor answers in_progress/completed before any vendor output; output ends with output_item.done; policy_denied may trail it.',
   turnStarts,
   payloads: omnigentPayloads,
+  // I26: status flaps and activity pings come any time; I15/I16: deltas may be suppressed, a short reply sent whole.
+  optional: ['session.status', 'session.terminal.activity', 'response.output_text.delta'],
   rules: [
     exactlyOne(['response.in_progress'], {
       name: 'one-in-progress',
@@ -67,6 +70,24 @@ export const omnigentNativeTui: Pack = {
       'session.status[status=idle]',
       { after: 'response.in_progress' },
       { name: 'ends-idle', description: 'the vendor-side session.status idle ends every turn', source: `${REF} I14` },
+    ),
+    eventually(
+      'session.status[status=idle]',
+      { after: 'response.output_item.done' },
+      {
+        name: 'idle-after-output',
+        description: 'the authoritative end is an idle after the last output item, however often status flaps before it',
+        source: `${REF} I14, I26`,
+      },
+    ),
+    eventually(
+      'session.status[status=idle]',
+      { after: 'session.interrupted' },
+      {
+        name: 'idle-after-interrupt',
+        description: 'session.interrupted is published before the harness reacts, so its idle comes after it',
+        source: `${REF} I14, I20`,
+      },
     ),
     precedes('session.input.consumed', 'response.output_item.done', {
       name: 'input-before-output',

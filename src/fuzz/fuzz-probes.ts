@@ -1,0 +1,77 @@
+import { basename, join } from 'node:path';
+import { loadCassette } from '../cassette/index.js';
+import { type ProbeName, REPLAY_TIMINGS, recordedProbes, replayProbe, type Verdict } from '../probes/index.js';
+import { exploreCassette, type FuzzReport } from './fuzz-cassette.js';
+
+/**
+ * Driver timings for fuzzing: replays release events at once, so a turn that
+ * takes longer than this is stuck on the variation, and a stuck run should fail
+ * fast because shrinking replays it many times.
+ */
+export const FUZZ_TIMINGS = { ...REPLAY_TIMINGS, turnMs: 2000, denyObserveMs: 100 };
+
+/** The stream events each probe's verdict is about: a variation that adds or removes them changes the capability, not the driver. */
+const OBSERVED: Partial<Record<ProbeName, string[]>> = {
+  streaming: ['response.output_text.delta'],
+};
+
+export interface ProbeFuzzRow {
+  harness: string;
+  probe: ProbeName;
+  expected: Verdict;
+  /** The verdict under the counterexample, when one broke it. */
+  replayed?: Verdict;
+  report: FuzzReport;
+}
+
+export interface ProbeFuzzOptions {
+  runs: number;
+  seed: number;
+  /** Packs that decide legality instead of each cassette's own. */
+  packs?: readonly string[];
+  /** Also add and remove the events a probe's verdict is about, to see which verdicts rest on events the contract calls optional. */
+  varyObserved?: boolean;
+  /** A folder to write each counterexample to, as `<harness>.<probe>.yaml`. */
+  saveDir?: string;
+  onRow?: (row: ProbeFuzzRow) => void;
+}
+
+/**
+ * Throws legal variations of every recorded probe's cassette at the bench's
+ * own driver and checks it reaches the recorded verdict each time.
+ */
+export async function fuzzProbes(dir: string, options: ProbeFuzzOptions): Promise<ProbeFuzzRow[]> {
+  const rows: ProbeFuzzRow[] = [];
+  for (const recorded of await recordedProbes(dir)) {
+    const { harness, probe, result, file } = recorded;
+    const cassette = await loadCassette(file);
+    let replayed: Verdict | undefined;
+    const report = await exploreCassette(
+      cassette,
+      {
+        name: `${harness.id} ${probe.name}`,
+        runs: options.runs,
+        seed: options.seed,
+        ...(options.packs ? { packs: options.packs } : {}),
+        ...(OBSERVED[probe.name] && !options.varyObserved ? { keep: OBSERVED[probe.name] } : {}),
+        ...(options.saveDir ? { saveCounterexample: join(options.saveDir, `${harness.id}.${basename(file)}`) } : {}),
+      },
+      async (c) => {
+        const out = await replayProbe(recorded, { fetch: c.fetch }, FUZZ_TIMINGS);
+        replayed = out.replayed;
+        if (out.replayed !== result.verdict)
+          throw new Error(`verdict ${out.replayed} instead of the recorded ${result.verdict} (${out.reason})`);
+      },
+    );
+    const row: ProbeFuzzRow = {
+      harness: harness.id,
+      probe: probe.name,
+      expected: result.verdict,
+      report,
+      ...(report.failure && replayed ? { replayed } : {}),
+    };
+    rows.push(row);
+    options.onRow?.(row);
+  }
+  return rows;
+}

@@ -1,0 +1,26 @@
+export { variationArbitrary } from './arbitraries.js';
+export { FuzzError, type FuzzErrorCode } from './errors.js';
+export {
+  counterexampleReplayOptions,
+  exploreCassette,
+  type FuzzCase,
+  type FuzzCounterexample,
+  type FuzzOptions,
+  type FuzzProperty,
+  type FuzzReport,
+  formatCounterexample,
+  fuzzCassette,
+} from './fuzz-cassette.js';
+export { FUZZ_TIMINGS, fuzzProbes, type ProbeFuzzOptions, type ProbeFuzzRow } from './fuzz-probes.js';
+export { transportReframing } from './transport.js';
+export {
+  applyVariation,
+  type Edit,
+  labelOf,
+  type Transport,
+  type Variation,
+  type VariationSpace,
+  variationSchema,
+  variationSpace,
+  violationsOf,
+} from './variation.js';

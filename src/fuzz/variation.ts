@@ -1,0 +1,258 @@
+import { z } from 'zod';
+import type { Cassette, Interaction, SseItem } from '../cassette/index.js';
+import { eventType, findPack, type Pack, verifyCassette } from '../contracts/index.js';
+import { FuzzError } from './errors.js';
+import { applyPayloadChange, describePayloadChange, payloadChanges } from './payload-changes.js';
+
+const index = z.number().int().nonnegative();
+
+/**
+ * One edit of a recorded stream. Indices are taken modulo what is there when
+ * the edit applies, so every generated edit means something and shrinks to 0.
+ */
+export const editSchema = z.discriminatedUnion('op', [
+  /** Move an event among those released by the same request (same `after`): causality stays intact. */
+  z.strictObject({ op: z.literal('move'), stream: index, event: index, to: index }),
+  /** Insert a copy of an optional event (a heartbeat, a status flap) found in the cassette. */
+  z.strictObject({ op: z.literal('insert'), stream: index, at: index, source: index }),
+  /** Delete an optional event. */
+  z.strictObject({ op: z.literal('delete'), stream: index, event: index }),
+  /** Delete every event of one optional type from a stream: a short reply sent whole, a server that never flaps. */
+  z.strictObject({ op: z.literal('collapse'), stream: index, type: index }),
+  /** Drop, null or add a field of an event's data, kept valid for its payload schema. */
+  z.strictObject({ op: z.literal('payload'), stream: index, event: index, change: index }),
+  /** Insert an SSE comment line (only where no pack forbids comments). */
+  z.strictObject({ op: z.literal('comment'), stream: index, at: index }),
+]);
+export type Edit = z.infer<typeof editSchema>;
+
+/** Where a stream's bytes are cut into separate chunks: any byte, inside a line ending, or inside a UTF-8 character. */
+export const cutSchema = z.strictObject({ stream: index, kind: z.enum(['any', 'line-end', 'utf8']), at: index });
+export type Cut = z.infer<typeof cutSchema>;
+
+export const transportSchema = z.strictObject({ eol: z.enum(['lf', 'crlf', 'cr']), cuts: z.array(cutSchema) });
+export type Transport = z.infer<typeof transportSchema>;
+
+/** A variation of a cassette: edits of its streams, then how their bytes travel. */
+export const variationSchema = z.strictObject({ edits: z.array(editSchema), transport: transportSchema });
+export type Variation = z.infer<typeof variationSchema>;
+
+/** What can vary in one cassette under its packs; computed once, used for every variation. */
+export interface VariationSpace {
+  name: string;
+  base: Cassette;
+  packs: Pack[];
+  /** Indices (into `interactions`) of the interactions that hold an SSE stream. */
+  streams: number[];
+  /** Event types some pack lists as optional, minus the kept ones. */
+  optional: Set<string>;
+  /** Optional events found anywhere in the cassette: what inserts copy. */
+  sources: SseItem[];
+  /** Event types the property under test observes: never inserted or deleted. */
+  keep: Set<string>;
+  comments: boolean;
+}
+
+export interface VariedCassette {
+  cassette: Cassette;
+  /** Each edit that applied, in words; edits that did nothing or would break a pack are left out. */
+  applied: string[];
+  /** Seqs of the interactions whose streams changed. */
+  changed: number[];
+}
+
+function typeOf(item: SseItem): string {
+  if (item.comment !== undefined && item.event === undefined && item.data === undefined) return ':comment';
+  let data: unknown;
+  try {
+    data = item.data === undefined ? undefined : JSON.parse(item.data);
+  } catch {
+    data = item.data;
+  }
+  return eventType(item, data);
+}
+
+/** `session.status[idle]`: the type, and the status when there is one, as reports print an event. */
+export function labelOf(item: SseItem): string {
+  const type = typeOf(item);
+  if (item.data === undefined || type === ':comment') return type;
+  try {
+    const status = (JSON.parse(item.data) as { status?: unknown }).status;
+    return typeof status === 'string' ? `${type}[${status}]` : type;
+  } catch {
+    return type;
+  }
+}
+
+/** The violations of a cassette against the space's packs, as one list. */
+export function violationsOf(cassette: Cassette, space: Pick<VariationSpace, 'name' | 'packs'>) {
+  return verifyCassette(
+    cassette,
+    space.name,
+    space.packs.map((p) => p.name),
+  ).rules.flatMap((r) => r.violations);
+}
+
+/** Works out what may vary in `cassette`; it must already satisfy its packs. */
+export function variationSpace(cassette: Cassette, name: string, options: { packs?: readonly string[]; keep?: readonly string[] } = {}) {
+  const packs = (options.packs ?? cassette.meta.packs ?? []).map(findPack);
+  if (packs.length === 0)
+    throw new FuzzError(
+      'no_packs',
+      `${name} names no contract pack (meta.packs); pass packs so the fuzzer knows which variations are legal`,
+    );
+  const keep = new Set(options.keep ?? []);
+  const optional = new Set(packs.flatMap((p) => p.optional ?? []).filter((t) => !keep.has(t)));
+  const streams = cassette.interactions.flatMap((i, n) => (i.response?.stream ? [n] : []));
+  const seen = new Set<string>();
+  const sources: SseItem[] = [];
+  for (const n of streams) {
+    for (const item of (cassette.interactions[n] as Interaction).response?.stream?.events ?? []) {
+      const key = `${item.event ?? ''}\n${item.data ?? ''}`;
+      if (optional.has(typeOf(item)) && !seen.has(key)) {
+        seen.add(key);
+        sources.push(item);
+      }
+    }
+  }
+  const space: VariationSpace = {
+    name,
+    base: cassette,
+    packs,
+    streams,
+    optional,
+    sources,
+    keep,
+    comments: !packs.some((p) => p.rules.some((r) => r.kind === 'framing' && r.forbid.includes('comment'))),
+  };
+  const broken = violationsOf(cassette, space);
+  if (broken.length > 0) {
+    const v = broken[0];
+    throw new FuzzError(
+      'cassette_breaks_packs',
+      `${name} already breaks ${v?.pack} ${v?.rule} (${v?.message}); fuzzing starts from a clean cassette: run bench verify`,
+    );
+  }
+  return space;
+}
+
+/** A copy of the cassette whose streams can be edited without touching the original. */
+function editableCopy(cassette: Cassette): Cassette {
+  return {
+    ...cassette,
+    interactions: cassette.interactions.map((i) => {
+      const stream = i.response?.stream;
+      return stream && i.response ? { ...i, response: { ...i.response, stream: { ...stream, events: [...stream.events] } } } : i;
+    }),
+  };
+}
+
+/** Keeps recorded times in order around an event placed at `k`. */
+function fitTime(events: SseItem[], k: number): void {
+  const item = events[k] as SseItem;
+  const lo = events[k - 1]?.at ?? Number.NEGATIVE_INFINITY;
+  const hi = events[k + 1]?.at ?? Number.POSITIVE_INFINITY;
+  const at = Math.min(Math.max(item.at, lo), Math.max(lo, hi));
+  if (at !== item.at) events[k] = { ...item, at };
+}
+
+/** An item placed at `p`: its `after` is its predecessor's, so it is released with it. */
+function placed(events: SseItem[], p: number, fields: Omit<SseItem, 'at' | 'after'>): SseItem {
+  const near = (events[p - 1] ?? events[p]) as SseItem;
+  return { ...fields, at: near.at, after: near.after };
+}
+
+/** Applies one edit in place; returns what it did, or undefined when it does not apply. */
+function applyEdit(space: VariationSpace, events: SseItem[], edit: Edit): string | undefined {
+  const n = events.length;
+  if (n === 0) return undefined;
+  switch (edit.op) {
+    case 'move': {
+      const i = edit.event % n;
+      const after = (events[i] as SseItem).after;
+      let first = i;
+      let last = i;
+      while (first > 0 && (events[first - 1] as SseItem).after === after) first--;
+      while (last < n - 1 && (events[last + 1] as SseItem).after === after) last++;
+      const to = first + (edit.to % (last - first + 1));
+      if (to === i) return undefined;
+      const [item] = events.splice(i, 1) as [SseItem];
+      events.splice(to, 0, item);
+      fitTime(events, to);
+      return `moved ${labelOf(item)} from #${i} to #${to}`;
+    }
+    case 'insert': {
+      if (space.sources.length === 0) return undefined;
+      const p = edit.at % (n + 1);
+      const { at: _at, after: _after, ...fields } = space.sources[edit.source % space.sources.length] as SseItem;
+      const item = placed(events, p, fields);
+      events.splice(p, 0, item);
+      return `inserted ${labelOf(item)} at #${p}`;
+    }
+    case 'delete': {
+      const i = edit.event % n;
+      const item = events[i] as SseItem;
+      if (!space.optional.has(typeOf(item))) return undefined;
+      events.splice(i, 1);
+      return `deleted ${labelOf(item)} #${i}`;
+    }
+    case 'collapse': {
+      const types = [...new Set(events.map(typeOf))].filter((t) => space.optional.has(t));
+      const type = types[edit.type % Math.max(1, types.length)];
+      if (type === undefined) return undefined;
+      const kept = events.filter((e) => typeOf(e) !== type);
+      const removed = n - kept.length;
+      events.splice(0, n, ...kept);
+      return `deleted all ${removed} ${type}`;
+    }
+    case 'payload': {
+      const i = edit.event % n;
+      const item = events[i] as SseItem;
+      if (item.data === undefined) return undefined;
+      let data: unknown;
+      try {
+        data = JSON.parse(item.data);
+      } catch {
+        return undefined;
+      }
+      const changes = payloadChanges(data);
+      const change = changes[edit.change % Math.max(1, changes.length)];
+      if (!change) return undefined;
+      events[i] = { ...item, data: JSON.stringify(applyPayloadChange(data, change)) };
+      return `${labelOf(item)} #${i}: ${describePayloadChange(change)}`;
+    }
+    case 'comment': {
+      if (!space.comments) return undefined;
+      const p = edit.at % (n + 1);
+      events.splice(p, 0, placed(events, p, { comment: ' tapedeck-fuzz' }));
+      return `inserted a comment line at #${p}`;
+    }
+  }
+}
+
+/**
+ * Applies a variation's edits one by one; an edit after which the cassette
+ * would break one of its packs is undone, so only legal streams come out.
+ * `unchecked` skips that guard: tests use it to prove the guard matters.
+ */
+export function applyVariation(space: VariationSpace, variation: Variation, options: { unchecked?: boolean } = {}): VariedCassette {
+  const cassette = editableCopy(space.base);
+  const applied: string[] = [];
+  const changed = new Set<number>();
+  if (space.streams.length === 0) return { cassette, applied, changed: [] };
+  for (const edit of variation.edits) {
+    const interaction = cassette.interactions[space.streams[edit.stream % space.streams.length] as number] as Interaction;
+    const stream = interaction.response?.stream;
+    if (!stream) continue;
+    const before = [...stream.events];
+    const did = applyEdit(space, stream.events, edit);
+    if (did === undefined) continue;
+    if (!options.unchecked && violationsOf(cassette, space).length > 0) {
+      stream.events = before;
+      continue;
+    }
+    applied.push(`${did} (stream of seq ${interaction.seq})`);
+    changed.add(interaction.seq);
+  }
+  return { cassette, applied, changed: [...changed].sort((a, b) => a - b) };
+}

@@ -1,0 +1,69 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadCassette } from '../../src/cassette/index.js';
+import { runBench } from '../helpers/cli.js';
+
+const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
+const dirs: string[] = [];
+afterAll(() => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+describe('bench fuzz', () => {
+  // The CI budget: 36 probes x 15 variations, about 15 s on this 2-core machine.
+  it('the bench driver keeps every recorded verdict under legal variations of the committed cassettes', async () => {
+    const r = await runBench(['fuzz', '--cassettes', CASSETTES, '--runs', '15', '--seed', '20261130']);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('seed 20261130');
+    expect(r.stdout.match(/^ok {3}/gm)?.length).toBe(36);
+    expect(r.stdout).toMatch(/36 probes, 540 variations in [\d.]+ s: every verdict held/);
+    expect(r.code).toBe(0);
+  }, 120_000);
+
+  it('exits 1 and saves a shrunk counterexample when a legal variation changes a verdict', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'tapedeck-fuzz-cli-'));
+    dirs.push(out);
+    // With --vary-observed the fuzzer may drop every text delta (a short reply sent whole, which the
+    // contract allows); the streaming verdict rests on deltas, so it changes.
+    const r = await runBench([
+      'fuzz',
+      '--cassettes',
+      join(CASSETTES, 'claude-native'),
+      '--runs',
+      '100',
+      '--seed',
+      '5',
+      '--vary-observed',
+      '--save-counterexample',
+      out,
+    ]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/FAIL claude-native streaming: verdict DRIFT instead of SUPPORTED/);
+    expect(r.stdout).toContain('deleted all 21 response.output_text.delta');
+    expect(r.stdout).toMatch(/reproduce: seed 5, path "[\d:]+"/);
+    expect(r.stdout).toMatch(/8 probes, \d+ variations in [\d.]+ s: 1 broke/);
+    expect(await readdir(out)).toEqual(['claude-native.streaming.yaml']);
+    const saved = await loadCassette(join(out, 'claude-native.streaming.yaml'));
+    expect(saved.meta.labels?.['fuzz-seed']).toBe('5');
+    const deltas = saved.interactions
+      .flatMap((i) => i.response?.stream?.events ?? [])
+      .filter((e) => e.event === 'response.output_text.delta');
+    expect(deltas).toEqual([]);
+  }, 120_000);
+
+  it('rejects a bad --runs, --seed or --pack in one line with exit 2', async () => {
+    for (const args of [
+      ['--runs', '0'],
+      ['--seed', 'x'],
+      ['--pack', 'nope/pack'],
+    ]) {
+      const r = await runBench(['fuzz', '--cassettes', CASSETTES, ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^bench: /);
+    }
+    const missing = await runBench(['fuzz', '--cassettes', join(CASSETTES, 'nope')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no such folder');
+  });
+});
