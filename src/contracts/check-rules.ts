@@ -119,6 +119,20 @@ export function checkRule(rule: Rule, events: readonly CheckedEvent[], seg: Segm
         v(start, `the first event is ${at(start).type}, not ${rule.event}`);
       break;
     }
+    case 'sequence': {
+      let prev: number | undefined;
+      for (let i = start; i < end; i++) {
+        const value = valueAt(at(i).data, rule.field);
+        if (typeof value !== 'number') continue;
+        if (prev === undefined) {
+          if (rule.start !== undefined && value !== rule.start) v(i, `${rule.field} starts at ${value}, not ${rule.start}`);
+        } else if (rule.step !== undefined ? value !== prev + rule.step : value <= prev) {
+          v(i, `${rule.field} ${value} after ${prev}; expected ${rule.step === undefined ? `more than ${prev}` : prev + rule.step}`);
+        }
+        prev = value;
+      }
+      break;
+    }
     case 'framing': {
       for (let i = start; i < end; i++) {
         const e = at(i);

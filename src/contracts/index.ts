@@ -17,6 +17,7 @@ export {
   type Rule,
   type RuleKind,
   ruleSchema,
+  sequence,
   terminal,
 } from './rules.js';
 export type { CheckedEvent } from './selectors.js';

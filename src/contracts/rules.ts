@@ -25,6 +25,13 @@ export const ruleSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('eventually'), ...meta, event: selectorSchema, after: selectorSchema }),
   z.strictObject({ kind: z.literal('firstEvent'), ...meta, event: selectorSchema }),
   z.strictObject({ kind: z.literal('framing'), ...meta, forbid: z.array(z.enum(['id', 'retry', 'comment'])).min(1) }),
+  z.strictObject({
+    kind: z.literal('sequence'),
+    ...meta,
+    field: z.string().min(1),
+    start: z.number().int().optional(),
+    step: z.number().int().positive().optional(),
+  }),
 ]);
 export type Rule = z.infer<typeof ruleSchema>;
 export type RuleKind = Rule['kind'];
@@ -76,6 +83,17 @@ export const framing = (forbid: ('id' | 'retry' | 'comment')[], m: Meta): Rule =
   forbid,
 });
 
+/**
+ * The number at `field` strictly increases over the events that carry one
+ * (by exactly `step` when given), starting at `start` when given.
+ */
+export const sequence = (field: string, opts: { start?: number; step?: number }, m: Meta): Rule => ({
+  kind: 'sequence',
+  ...withScope({ ...m, scope: m.scope ?? 'stream' }),
+  field,
+  ...opts,
+});
+
 /** A rule in one line, as reports print it. */
 export function describeRule(rule: Rule): string {
   switch (rule.kind) {
@@ -97,5 +115,7 @@ export function describeRule(rule: Rule): string {
       return `firstEvent(${rule.event})`;
     case 'framing':
       return `framing(no ${rule.forbid.join(', ')})`;
+    case 'sequence':
+      return `sequence(${rule.field}${rule.start === undefined ? '' : ` from ${rule.start}`}${rule.step === undefined ? ', increasing' : ` by ${rule.step}`})`;
   }
 }

@@ -27,12 +27,14 @@ function parseData(data: string | undefined): unknown {
   }
 }
 
-/** The type of an SSE event: its `event:` name, `[DONE]`, the data's own type/event field, or `message`. */
+/** The type of an SSE event: its `event:` name, `[DONE]`, the data's own type/event/object field, or `message`. */
 export function eventType(item: Pick<SseItem, 'event' | 'data'>, data: unknown): string {
   if (item.event !== undefined) return item.event;
   if (item.data === '[DONE]') return '[DONE]';
   if (data && typeof data === 'object') {
-    const own = (data as { type?: unknown; event?: unknown }).type ?? (data as { event?: unknown }).event;
+    // Chat completion chunks name themselves only by `object`.
+    const d = data as { type?: unknown; event?: unknown; object?: unknown };
+    const own = d.type ?? d.event ?? d.object;
     if (typeof own === 'string') return own;
   }
   return 'message';

@@ -8,7 +8,7 @@ describe('bench verify', () => {
   it('passes every committed cassette and says what it checked', async () => {
     const r = await runBench(['verify']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^checked 36 cassettes, 72 streams, \d+ events against 15 rules: no violations\n$/);
+    expect(r.stdout).toMatch(/^checked 36 cassettes, 72 streams, \d+ events against 17 rules: no violations\n$/);
   });
 
   it('exits 1 and names the rule when a hand-edited cassette breaks one', async () => {
@@ -29,7 +29,7 @@ describe('bench verify', () => {
     const p = await runBench(['verify', '--pack', 'nope']);
     expect(p.code).toBe(2);
     expect(p.stderr).toBe(
-      'bench: unknown pack "nope"; built-in packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, openai/chat-completions\n',
+      'bench: unknown pack "nope"; built-in packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, hermes/responses, openai/chat-completions\n',
     );
     const f = await runBench(['verify', '--format', 'xml']);
     expect(f.code).toBe(2);
@@ -41,6 +41,6 @@ describe('bench verify', () => {
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { cassettes: { rules: unknown[] }[]; violations: unknown[] };
     expect(report.violations).toEqual([]);
-    expect(report.cassettes[0]?.rules.length).toBe(15);
+    expect(report.cassettes[0]?.rules.length).toBe(17);
   });
 });

@@ -11,6 +11,7 @@ import {
   pairedBy,
   precedes,
   type Rule,
+  sequence,
   terminal,
 } from '../../src/contracts/index.js';
 import { referenceViolations } from './reference-checker.js';
@@ -27,11 +28,17 @@ const rulesUnderTest: Rule[] = [
   never('*', { after: 'd' }, m),
   eventually('d', { after: 'a' }, m),
   firstEvent('a', m),
+  sequence('k', { start: 1, step: 1 }, m),
+  sequence('k', {}, m),
 ];
 
-const eventArb = fc.tuple(fc.constantFrom(...alphabet), fc.constantFrom('1', '2')).map(([t, k]) => `${t}:${k}`);
+const eventArb = fc.tuple(fc.constantFrom(...alphabet), fc.constantFrom('1', '2', '3', 'x')).map(([t, k]) => `${t}:${k}`);
+// Numeric keys become numbers, so the sequence rule has values to check; `x` is an event without one.
 const toChecked = (events: string[]): CheckedEvent[] =>
-  events.map((e) => ({ type: e.split(':')[0] as string, data: { k: e.split(':')[1] } }));
+  events.map((e) => {
+    const k = e.split(':')[1] as string;
+    return { type: e.split(':')[0] as string, data: { k: /^\d+$/.test(k) ? Number(k) : k } };
+  });
 
 describe('the rule checker', () => {
   it.each(rulesUnderTest.map((r) => [r.kind, r] as const))('agrees with a brute-force reference on random sequences: %s', (_kind, rule) => {

@@ -52,6 +52,10 @@ function minimalViolation(rule: Rule): [CheckedEvent[], number] {
       return [[unrelated], 0];
     case 'framing':
       return [[{ ...unrelated, id: '1', retry: 5, comment: ' c' }], 0];
+    case 'sequence': {
+      const at = (n: number) => eventFor('zz.numbered', { [rule.field]: n });
+      return rule.start === undefined ? [[at(5), at(5)], 1] : [[at(rule.start + 1)], 0];
+    }
   }
 }
 
@@ -82,6 +86,7 @@ describe('built-in packs', () => {
       'hermes/session-stream',
       'hermes/runs',
       'openai/responses',
+      'hermes/responses',
       'openai/chat-completions',
     ]);
   });
@@ -195,7 +200,7 @@ describe('reports', () => {
           >    2 response.output_item.done
                3 response.completed
                4 session.input.consumed
-      checked 1 cassettes, 1 streams, 7 events against 15 rules: 2 violations"
+      checked 1 cassettes, 1 streams, 7 events against 17 rules: 2 violations"
     `);
   });
 
@@ -217,7 +222,7 @@ describe('reports', () => {
                5 session.interrupted
           >    6 response.output_text.delta
                7 session.status
-      checked 1 cassettes, 1 streams, 8 events against 15 rules: 1 violations"
+      checked 1 cassettes, 1 streams, 8 events against 17 rules: 1 violations"
     `);
   });
 
@@ -253,7 +258,7 @@ describe('reports', () => {
           >    3 response.policy_denied
                4 response.in_progress
                5 session.input.consumed
-      checked 1 cassettes, 1 streams, 9 events against 15 rules: 3 violations"
+      checked 1 cassettes, 1 streams, 9 events against 17 rules: 3 violations"
     `);
   });
 

@@ -60,6 +60,22 @@ export function referenceViolations(rule: Rule, events: string[]): number[] {
         break;
       case 'framing':
         break;
+      case 'sequence': {
+        const num = (x: string) => (/^\d+$/.test(key(x)) ? Number(key(x)) : undefined);
+        const value = num(e);
+        if (value === undefined) break;
+        const earlier = before.map(num).filter((x): x is number => x !== undefined);
+        const prev = earlier.at(-1);
+        if (
+          prev === undefined
+            ? rule.start !== undefined && value !== rule.start
+            : rule.step !== undefined
+              ? value !== prev + rule.step
+              : value <= prev
+        )
+          bad.push(j);
+        break;
+      }
     }
   }
   return [...new Set(bad)].sort((a, b) => a - b);

@@ -2,7 +2,7 @@ import { UsageError } from '../../errors.js';
 import type { Pack } from '../pack.js';
 import { hermesRuns, hermesSessionStream } from './hermes.js';
 import { omnigentFullServer, omnigentNativeTui, omnigentStream } from './omnigent.js';
-import { openaiChatCompletions, openaiResponses } from './openai.js';
+import { hermesResponses, openaiChatCompletions, openaiResponses } from './openai.js';
 
 export const BUILT_IN_PACKS: readonly Pack[] = [
   omnigentStream,
@@ -11,6 +11,7 @@ export const BUILT_IN_PACKS: readonly Pack[] = [
   hermesSessionStream,
   hermesRuns,
   openaiResponses,
+  hermesResponses,
   openaiChatCompletions,
 ];
 
