@@ -41,7 +41,7 @@ const fco = {
   output: [{ type: 'input_text', text: 'a.txt' }],
   status: 'completed',
 };
-function responsesTrace() {
+function responsesTrace(): { event: string; data: Record<string, unknown> }[] {
   n = 0;
   const pos = { item_id: 'msg_1', output_index: 0, content_index: 0 };
   return [
