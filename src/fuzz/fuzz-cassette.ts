@@ -97,6 +97,9 @@ function makeCase(space: VariationSpace, variation: Variation, replay: ReplayOpt
   return { c, log, touched: () => [...new Set([...varied.changed, ...cut])].sort((a, b) => a - b) };
 }
 
+/** A fresh 32-bit seed, for runs that were not given one (it is printed, so any run can be repeated). */
+export const newSeed = (): number => (Date.now() ^ (Math.random() * 0x100000000)) >>> 0;
+
 async function holds(property: FuzzProperty, c: FuzzCase): Promise<void> {
   if ((await property(c)) === false) throw new Error('the property returned false');
 }
@@ -108,7 +111,7 @@ async function holds(property: FuzzProperty, c: FuzzCase): Promise<void> {
 export async function exploreCassette(cassette: Cassette, options: FuzzOptions, property: FuzzProperty): Promise<FuzzReport> {
   const name = options.name ?? cassette.meta.labels?.probe ?? 'cassette';
   const space = variationSpace(cassette, name, options);
-  const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x100000000)) >>> 0;
+  const seed = options.seed ?? newSeed();
   const arbitrary = variationArbitrary(space, options);
   const details = await fc.check(
     fc.asyncProperty(arbitrary, (v) => holds(property, makeCase(space, v, options.replay).c)),

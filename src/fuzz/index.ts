@@ -10,6 +10,7 @@ export {
   type FuzzReport,
   formatCounterexample,
   fuzzCassette,
+  newSeed,
 } from './fuzz-cassette.js';
 export { FUZZ_TIMINGS, fuzzProbes, type ProbeFuzzOptions, type ProbeFuzzRow } from './fuzz-probes.js';
 export { transportReframing } from './transport.js';

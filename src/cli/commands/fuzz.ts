@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { findPack } from '../../contracts/index.js';
 import { UsageError } from '../../errors.js';
-import { formatCounterexample, fuzzProbes, type ProbeFuzzRow } from '../../fuzz/index.js';
+import { formatCounterexample, fuzzProbes, newSeed, type ProbeFuzzRow } from '../../fuzz/index.js';
 import { parseSeed } from '../options.js';
 import { runCommand } from '../run-command.js';
 
@@ -69,7 +69,7 @@ export function registerFuzz(program: Command): void {
     .action((flags: FuzzFlags) =>
       runCommand(async () => {
         const runs = parseRuns(flags.runs);
-        const seed = flags.seed === undefined ? (Date.now() ^ (Math.random() * 0x100000000)) >>> 0 : parseSeed(flags.seed);
+        const seed = flags.seed === undefined ? newSeed() : parseSeed(flags.seed);
         for (const p of flags.pack ?? []) findPack(p);
         const started = Date.now();
         if (!flags.json) process.stdout.write(`fuzzing ${flags.cassettes}: ${runs} variations per probe, seed ${seed}\n`);

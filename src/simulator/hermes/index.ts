@@ -1,0 +1,1 @@
+export { type HermesSimulator, type HermesSimulatorOptions, SIMULATOR_API_KEY, startHermesSimulator } from './server.js';
