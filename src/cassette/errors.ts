@@ -20,7 +20,8 @@ export class CassetteError extends TapedeckError {
   ) {
     const loc = where.line === undefined ? where.file : `${where.file}:${where.line}`;
     const field = where.fieldPath ? ` ${where.fieldPath}:` : '';
-    super(code, `${loc}${field} ${detail}`, options);
+    // Details can quote the file (a YAML key may itself be a multi-line mapping): errors stay one line.
+    super(code, `${loc}${field} ${detail.replace(/\s*\n\s*/g, ' ')}`, options);
     this.file = where.file;
     this.line = where.line;
     this.fieldPath = where.fieldPath;

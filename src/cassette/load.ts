@@ -9,7 +9,8 @@ import { CASSETTE_VERSION, type Cassette, cassetteSchema } from './schema.js';
 function parseYamlDocument(text: string) {
   const lineCounter = new LineCounter();
   // uniqueKeys stays on: a duplicated key in a hand edit is a mistake worth naming.
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  // logLevel error: the library's warnings (a key that is itself a mapping) become our one-line schema errors, not stderr noise.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, logLevel: 'error' });
   return { doc, lineCounter };
 }
 
@@ -55,7 +56,8 @@ function describeIssue(issue: z.core.$ZodIssue, root: unknown): string {
   if (issue.code === 'invalid_type' && valueAt(root, issue.path) === undefined) {
     return `missing; ${message.replace(/, received undefined$/, '')}`;
   }
-  if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys.map((k) => `'${k}'`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    return `unknown field ${issue.keys.map((k) => JSON.stringify(k.length > 60 ? `${k.slice(0, 57)}...` : k)).join(', ')}`;
   return message;
 }
 

@@ -65,4 +65,20 @@ describe('the cassette loader under fuzzing', () => {
     },
     60_000 + RUNS * 40,
   );
+
+  it('keeps the error one line, and quiet, when a YAML key is itself a multi-line mapping (a fuzz counterexample)', async () => {
+    const text = REAL.replace('      stream:\n', "      stream:\n        ? data: '{}'\n          at: 1\n        : x\n");
+    expect(text).not.toBe(REAL);
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      expect(() => parseCassette(text, 'fuzz.yaml')).toThrow(CassetteError);
+      parsesOrRefuses(text);
+      await new Promise(setImmediate); // warnings are emitted on a later tick
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings).toEqual([]);
+  });
 });
