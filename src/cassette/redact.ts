@@ -32,6 +32,8 @@ export const DEFAULT_SECRET_FIELDS: readonly string[] = [
   'grant',
 ];
 const SECRET_NAME = /token|secret|key|passw/i;
+/** Names that look secret to SECRET_NAME but identify a request, not a caller: kept, so retries stay readable. */
+const NOT_SECRET: readonly string[] = ['idempotency-key'];
 
 /** Credential shapes found anywhere, with the name their placeholder gets. */
 const SHAPES: [string, RegExp][] = [
@@ -69,7 +71,7 @@ export interface Redactor {
 
 /** Builds a redactor from the defaults plus a configuration. */
 export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redactor {
-  const exempt = new Set(config.exempt.map((n) => n.toLowerCase()));
+  const exempt = new Set([...NOT_SECRET, ...config.exempt].map((n) => n.toLowerCase()));
   const headerNames = new Set([...ALWAYS_REDACTED_HEADERS, ...config.headers.map((h) => h.toLowerCase())]);
   const fieldNames = new Set([...DEFAULT_SECRET_FIELDS, ...config.jsonFields]);
   const shapes: [string, RegExp][] = [

@@ -11,6 +11,8 @@ export interface Pack {
   /** A zod schema for the data of each event type; a type not listed is reported as unknown when the pack lists any. */
   payloads: Record<string, z.ZodType>;
   rules: Rule[];
+  /** Paths of the stream requests this pack describes; without it, every stream of a cassette is checked. */
+  routes?: RegExp[];
   /**
    * Event types a server may add anywhere or leave out (heartbeats, status
    * flaps, activity pings). Fuzzing inserts and deletes them; the rules still

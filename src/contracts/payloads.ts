@@ -83,6 +83,8 @@ export const hermesSessionPayloads: Record<string, z.ZodType> = {
   'assistant.commentary': session({ message_id: z.string(), text: z.string() }),
   'approval.request': session({ message_id: z.string(), choices: z.array(z.string()) }),
   'clarify.request': session({ prompt_id: z.string(), question: z.string(), execution_generation: z.number().int() }),
+  'clarify.settled': session({ prompt_id: z.string() }),
+  'approval.settled': session({ prompt_id: z.string(), choice: z.string() }),
   'assistant.completed': session({ message_id: z.string(), content: z.string() }),
   'run.completed': session({ message_id: z.string(), messages: z.array(z.unknown()), usage: z.unknown() }),
   'run.cancelled': session({ message_id: z.string(), messages: z.array(z.unknown()) }),
@@ -106,7 +108,7 @@ export const hermesRunPayloads: Record<string, z.ZodType> = {
   'clarify.request': run('clarify.request', { question: z.string() }),
   'clarify.retired': run('clarify.retired', {}),
   'run.steered': run('run.steered', { accepted: z.boolean() }),
-  'run.completed': run('run.completed', { output: z.unknown(), usage: z.unknown() }),
+  'run.completed': run('run.completed', { output: z.string(), usage: z.unknown() }),
   'run.failed': run('run.failed', { error: z.unknown() }),
   'run.cancelled': run('run.cancelled'),
 };

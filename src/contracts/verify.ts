@@ -103,7 +103,9 @@ export function verifyCassette(cassette: Cassette, name: string, packNames?: rea
   const checked: CheckedCassette = { cassette: name, packs: packs.map((p) => p.name), streams: 0, events: 0, rules: [] };
   const byRule = new Map<string, { pack: string; rule: string; violations: Violation[] }>();
   for (const pack of packs) {
-    for (const stream of streamsOf(cassette, pack.turnStarts)) {
+    const routes = pack.routes;
+    const mine = (path: string) => !routes || routes.some((r) => r.test(path.split('?')[0] ?? ''));
+    for (const stream of streamsOf(cassette, pack.turnStarts).filter((s) => mine(s.interaction.request.path))) {
       for (const r of checkEvents(stream.events, pack, {
         cassette: name,
         interaction: stream.interaction.seq,

@@ -2,6 +2,7 @@ import { cp, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { GATEWAY_FOLDER, recordGateway } from '../gateway/index.js';
 import { type DriverTimings, loadManifest, recordHarness } from '../probes/index.js';
 import { compareProfiles, type Finding } from './compare.js';
 import type { DriftConfig, Severity } from './config.js';
@@ -15,6 +16,10 @@ export interface DriftOptions {
   /** ...or compare with this folder of cassettes. */
   candidate?: string | undefined;
   harness?: string | undefined;
+  /** With `server`: which suite it serves; folders of the other suite are left out. */
+  target?: 'omnigent' | 'hermes' | undefined;
+  /** With `server` and target hermes: the gateway's API key. */
+  apiKey?: string | undefined;
   config: DriftConfig;
   failOn?: Severity | undefined;
   /** Replace the baseline with the candidate after reporting. */
@@ -46,13 +51,30 @@ async function harnessFolders(root: string, only?: string): Promise<[string, str
   return out.length > 0 || only ? out : [[basename(root), root]];
 }
 
+/** The suite of a recorded folder: its manifest's (native-tui when absent), or none for a loose folder. */
+async function suiteOf(dir: string): Promise<string | undefined> {
+  if (!(await readdir(dir)).includes('manifest.yaml')) return undefined;
+  return (await loadManifest(join(dir, 'manifest.yaml'))).suite ?? 'native-tui';
+}
+
 /** Re-records or reads the candidate, compares it with the baseline, and optionally adopts it. */
 export async function runDrift(options: DriftOptions): Promise<DriftReport> {
   if (Boolean(options.server) === Boolean(options.candidate))
     throw new UsageError('give exactly one of --server URL (re-record) or --candidate DIR (compare folders)');
-  const folders = await harnessFolders(options.baseline, options.harness);
+  const target = options.target ?? 'omnigent';
+  const suite = target === 'hermes' ? 'hermes-gateway' : 'native-tui';
+  const all = await harnessFolders(options.baseline, options.harness);
+  const folders: [string, string][] = [];
+  for (const [scope, dir] of all) {
+    // One server serves one suite: re-recording only makes sense for the folders of that suite.
+    const mine = !options.server || (await suiteOf(dir)) === suite;
+    if (mine) folders.push([scope, dir]);
+    else options.onProgress?.(`leaving out ${scope}: it is not a ${target} recording (use --target to re-record it)`);
+  }
   if (folders.length === 0)
-    throw new UsageError(`${options.baseline} holds no recorded harness${options.harness ? ` named ${options.harness}` : ''}`);
+    throw new UsageError(
+      `${options.baseline} holds no recorded ${options.server ? `${target} ` : ''}harness${options.harness ? ` named ${options.harness}` : ''}`,
+    );
   const recorded = options.server ? await mkdtemp(join(tmpdir(), 'tapedeck-drift-')) : undefined;
   const findings: Finding[] = [];
   const pairs: [string, string, string][] = [];
@@ -62,14 +84,17 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
       if (recorded) {
         options.onProgress?.(`re-recording ${scope} against ${options.server}`);
         const manifest = await loadManifest(join(baseDir, 'manifest.yaml'));
-        await recordHarness({
-          harness: scope,
-          server: options.server,
-          outDir: recorded,
-          probes: manifest.probes.map((p) => p.probe),
-          ...(options.timings ? { timings: options.timings } : {}),
-        });
-        candDir = join(recorded, scope);
+        const probes = manifest.probes.map((p) => p.probe);
+        if (target === 'hermes') await recordGateway({ server: options.server, apiKey: options.apiKey, outDir: recorded, probes });
+        else
+          await recordHarness({
+            harness: scope,
+            server: options.server,
+            outDir: recorded,
+            probes,
+            ...(options.timings ? { timings: options.timings } : {}),
+          });
+        candDir = join(recorded, target === 'hermes' ? GATEWAY_FOLDER : scope);
       } else {
         const cand = options.candidate as string;
         candDir = folders.length === 1 && baseDir === options.baseline ? cand : join(cand, scope);

@@ -1,6 +1,6 @@
 import { basename, join } from 'node:path';
 import { loadCassette } from '../cassette/index.js';
-import { type ProbeName, REPLAY_TIMINGS, recordedProbes, replayProbe, type Verdict } from '../probes/index.js';
+import { REPLAY_TIMINGS, recordedProbes, type Verdict } from '../probes/index.js';
 import { exploreCassette, type FuzzReport } from './fuzz-cassette.js';
 
 /**
@@ -11,13 +11,13 @@ import { exploreCassette, type FuzzReport } from './fuzz-cassette.js';
 export const FUZZ_TIMINGS = { ...REPLAY_TIMINGS, turnMs: 2000, denyObserveMs: 100 };
 
 /** The stream events each probe's verdict is about: a variation that adds or removes them changes the capability, not the driver. */
-const OBSERVED: Partial<Record<ProbeName, string[]>> = {
+const OBSERVED: Partial<Record<string, string[]>> = {
   streaming: ['response.output_text.delta'],
 };
 
 export interface ProbeFuzzRow {
   harness: string;
-  probe: ProbeName;
+  probe: string;
   expected: Verdict;
   /** The verdict under the counterexample, when one broke it. */
   replayed?: Verdict;
@@ -49,23 +49,23 @@ export async function fuzzProbes(dir: string, options: ProbeFuzzOptions): Promis
     const report = await exploreCassette(
       cassette,
       {
-        name: `${harness.id} ${probe.name}`,
+        name: `${harness} ${probe}`,
         runs: options.runs,
         seed: options.seed,
         ...(options.packs ? { packs: options.packs } : {}),
-        ...(OBSERVED[probe.name] && !options.varyObserved ? { keep: OBSERVED[probe.name] } : {}),
-        ...(options.saveDir ? { saveCounterexample: join(options.saveDir, `${harness.id}.${basename(file)}`) } : {}),
+        ...(OBSERVED[probe] && !options.varyObserved ? { keep: OBSERVED[probe] } : {}),
+        ...(options.saveDir ? { saveCounterexample: join(options.saveDir, `${harness}.${basename(file)}`) } : {}),
       },
       async (c) => {
-        const out = await replayProbe(recorded, { fetch: c.fetch }, FUZZ_TIMINGS);
+        const out = await recorded.replay({ fetch: c.fetch }, FUZZ_TIMINGS);
         replayed = out.replayed;
         if (out.replayed !== result.verdict)
           throw new Error(`verdict ${out.replayed} instead of the recorded ${result.verdict} (${out.reason})`);
       },
     );
     const row: ProbeFuzzRow = {
-      harness: harness.id,
-      probe: probe.name,
+      harness,
+      probe,
       expected: result.verdict,
       report,
       ...(report.failure && replayed ? { replayed } : {}),

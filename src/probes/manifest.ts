@@ -4,11 +4,12 @@ import { z } from 'zod';
 import { writeCanonicalYaml } from '../cassette/canonical-yaml.js';
 import { writeFileAtomic } from '../cassette/index.js';
 import { TapedeckError } from '../errors.js';
+import { GATEWAY_PROBE_NAMES } from '../gateway/probes.js';
 import { PROBE_NAMES } from './probes.js';
 import { verdictSchema } from './verdict.js';
 
 export const probeResultSchema = z.strictObject({
-  probe: z.enum(PROBE_NAMES),
+  probe: z.enum([...PROBE_NAMES, ...GATEWAY_PROBE_NAMES]),
   priority: z.enum(['P0', 'P1']),
   declared: verdictSchema.optional(),
   observed: verdictSchema,
@@ -24,6 +25,8 @@ export const probeResultSchema = z.strictObject({
 /** What `bench record` concluded for one harness: each probe's verdict and why. */
 export const manifestSchema = z.strictObject({
   version: z.literal(1),
+  /** Which driver and probes: the omnigent native-tui bench (the default), or the Hermes gateway probes. */
+  suite: z.enum(['native-tui', 'hermes-gateway']).optional(),
   harness: z.string(),
   target: z.string(),
   recordedAt: z.string(),

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fetch as undiciFetch } from 'undici';
 import { loadCassette } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
+import { replayGatewayProbe } from '../gateway/record-gateway.js';
 import type { HarnessProfile } from '../harnesses/index.js';
 import { cassetteDispatcher, type ReplayOptions } from '../replayer/index.js';
 import { type DriverTimings, SessionDriver } from './driver.js';
@@ -50,12 +51,15 @@ async function harnessFolders(dir: string): Promise<string[]> {
 /** A way to reach a replay of one cassette: a fetch, its base URL, and how to stop it. */
 export type ReplayDoor = { fetch: FetchLike; baseUrl?: string; done?: () => Promise<void> };
 
-/** One recorded probe of a harness folder: its manifest row and cassette file. */
+/** One recorded probe of a harness folder: its manifest row, its cassette, and how to run its driver against a replay. */
 export interface RecordedProbe {
-  harness: HarnessProfile;
-  probe: Probe;
+  /** The harness id, or `hermes` for gateway recordings. */
+  harness: string;
+  probe: string;
   result: ProbeResult & { cassette: string };
   file: string;
+  /** Runs the probe's own driver against a replay door and reconciles its verdict with the declared one. */
+  replay(door: ReplayDoor, timings?: DriverTimings): Promise<{ replayed: Verdict; reason: string }>;
 }
 
 /** Every recorded probe with a cassette under `dir` (a harness folder, or a folder of them), in manifest order. */
@@ -65,29 +69,56 @@ export async function recordedProbes(dir: string): Promise<RecordedProbe[]> {
   const out: RecordedProbe[] = [];
   for (const folder of folders) {
     const manifest = await loadManifest(join(folder, 'manifest.yaml'));
-    const harness = recordableHarness(manifest.harness);
+    const gateway = manifest.suite === 'hermes-gateway';
+    const harness = gateway ? undefined : recordableHarness(manifest.harness);
     for (const result of manifest.probes) {
+      if (!result.cassette) continue;
+      const base = {
+        harness: manifest.harness,
+        probe: result.probe,
+        result: { ...result, cassette: result.cassette },
+        file: join(folder, result.cassette),
+      };
       const probe = PROBES.find((p) => p.name === result.probe);
-      if (probe && result.cassette)
-        out.push({ harness, probe, result: { ...result, cassette: result.cassette }, file: join(folder, result.cassette) });
+      if (harness && probe) out.push({ ...base, replay: (door, timings) => replayProbe({ harness, probe }, door, timings) });
+      if (gateway)
+        out.push({
+          ...base,
+          replay: (door, timings) =>
+            settle(door, async () => {
+              const { verdict, reason } = await replayGatewayProbe(
+                result.probe,
+                door.baseUrl ?? REPLAY_ORIGIN,
+                door.fetch,
+                timings?.turnMs,
+              );
+              return { replayed: verdict, reason };
+            }),
+        });
     }
   }
   return out;
 }
 
+async function settle<T>(door: ReplayDoor, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } finally {
+    await door.done?.();
+  }
+}
+
 /** Runs one probe of the TypeScript driver against a replay door and reconciles its verdict with the declared one. */
-export async function replayProbe(
-  recorded: Pick<RecordedProbe, 'harness' | 'probe'>,
+export function replayProbe(
+  recorded: { harness: HarnessProfile; probe: Probe },
   door: ReplayDoor,
   timings: DriverTimings = REPLAY_TIMINGS,
 ): Promise<{ replayed: Verdict; reason: string }> {
   const { harness, probe } = recorded;
-  try {
+  return settle(door, async () => {
     const { observed, reason } = await observeProbe(probe, new SessionDriver(door.baseUrl ?? REPLAY_ORIGIN, harness, timings, door.fetch));
     return { replayed: reconcile(observed, probe.declare(harness).declared), reason };
-  } finally {
-    await door.done?.();
-  }
+  });
 }
 
 /**
@@ -104,8 +135,8 @@ export async function replayCheck(
     const door = options.fetchFor
       ? await options.fetchFor(file)
       : { fetch: cassetteFetch([{ name: result.cassette, cassette: await loadCassette(file) }], options.replay) };
-    const { replayed, reason } = await replayProbe(recorded, door);
-    rows.push({ harness: harness.id, probe: probe.name, expected: result.verdict, replayed, reason, ok: replayed === result.verdict });
+    const { replayed, reason } = await recorded.replay(door);
+    rows.push({ harness, probe, expected: result.verdict, replayed, reason, ok: replayed === result.verdict });
   }
   return rows;
 }

@@ -1,3 +1,4 @@
+import { eventType } from '../contracts/stream-events.js';
 import { SseParser } from '../sse/index.js';
 import { type FetchLike, INTERNAL_ORIGIN } from './session-client.js';
 
@@ -19,7 +20,6 @@ interface Waiter {
  */
 export class StreamReader {
   readonly events: StreamEvent[] = [];
-  private readonly controller = new AbortController();
   private waiters: Waiter[] = [];
   private ended = false;
   private markEnded: () => void = () => {};
@@ -29,21 +29,31 @@ export class StreamReader {
   private lastEventAt = Date.now();
   error: string | undefined;
 
-  private constructor() {}
+  /** Whether the stream carried the bare `data: [DONE]` sentinel. */
+  sawDone = false;
+
+  private constructor(private readonly controller: AbortController) {}
 
   /** Opens the stream and resolves once the server's subscription-ready heartbeat arrived. */
   static async open(baseUrl: string, sessionId: string, fetch: FetchLike, timeoutMs: number): Promise<StreamReader> {
-    const reader = new StreamReader();
+    const controller = new AbortController();
     const res = await fetch(`${baseUrl}/v1/sessions/${sessionId}/stream`, {
-      signal: reader.controller.signal,
+      signal: controller.signal,
       headers: { origin: INTERNAL_ORIGIN, accept: 'text/event-stream' },
     });
+    const reader = await StreamReader.follow(res, controller);
+    await reader.waitFor(() => true, timeoutMs);
+    return reader;
+  }
+
+  /** Reads an SSE response already open on any route; `controller` is the one its request was made with, so close() aborts it. */
+  static async follow(res: Response, controller = new AbortController()): Promise<StreamReader> {
     if (res.status !== 200 || !res.body) {
       const body = await res.text();
       throw new Error(`stream answered ${res.status}: ${body.slice(0, 200)}`);
     }
+    const reader = new StreamReader(controller);
     void reader.pump(res.body);
-    await reader.waitFor(() => true, timeoutMs);
     return reader;
   }
 
@@ -55,14 +65,18 @@ export class StreamReader {
         const { value: chunk, done } = await source.read();
         if (done) break;
         for (const frame of parser.push(chunk)) {
-          if (frame.kind !== 'event' || frame.data === undefined || frame.data === '[DONE]') continue;
+          if (frame.kind !== 'event' || frame.data === undefined) continue;
+          if (frame.data === '[DONE]') {
+            this.sawDone = true;
+            continue;
+          }
           let data: Record<string, unknown> = {};
           try {
             data = JSON.parse(frame.data) as Record<string, unknown>;
           } catch {
             // A frame that is not JSON still counts, with empty data.
           }
-          this.push({ type: frame.event ?? (data.type as string) ?? 'message', data });
+          this.push({ type: eventType(frame, data), data });
         }
       }
     } catch (err) {

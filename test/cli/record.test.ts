@@ -19,6 +19,27 @@ describe('bench record', () => {
     `);
   });
 
+  it('records the hermes gateway probes with --target hermes, and refuses mixed-up flags in one line', async () => {
+    const out = await tempDir('cli-record');
+    const r = await runBench(['record', '--target', 'hermes', '--probes', 'idempotent_retry,tool_failed', '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^hermes against embedded hermes gateway simulator \(seed 1\): cassettes in .+\/hermes\//);
+    expect(r.stdout).toMatch(/idempotent_retry +P0 +SUPPORTED +✓ SUPPORTED/);
+    expect(r.stdout).toMatch(/tool_failed +P0 +SUPPORTED +✓ SUPPORTED/);
+    for (const [args, says] of [
+      [['--target', 'hermes', '--harness', 'kiro-native'], 'records the gateway probes without one'],
+      [['--target', 'nope'], '--target "nope"'],
+      [[], '--harness is required'],
+      [['--target', 'hermes', '--server', 'http://127.0.0.1:9'], '--server needs --api-key'],
+      [['--target', 'hermes', '--probes', 'basic_turn'], 'unknown gateway probe "basic_turn"'],
+    ] as const) {
+      const bad = await runBench(['record', ...args, '--out', out], { env: { HERMES_API_KEY: '' } });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(says);
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+
   it('prints the manifest as JSON with --json', async () => {
     const out = await tempDir('cli-record');
     const r = await runBench(['record', '--harness', 'cursor-native', '--probes', 'basic_turn', '--out', out, '--json']);

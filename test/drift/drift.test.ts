@@ -7,6 +7,7 @@ import { writeCassetteAtomic } from '../../src/cassette/index.js';
 import { DEFAULT_DRIFT_CONFIG, renderDriftJunit, renderDriftMarkdown, renderDriftText, runDrift } from '../../src/drift/index.js';
 import { SIMULATOR_TIMINGS } from '../../src/probes/index.js';
 import { startRecordingProxy } from '../../src/recorder/index.js';
+import { startHermesSimulator } from '../../src/simulator/hermes/index.js';
 import { startOmnigentSimulator } from '../../src/simulator/omnigent/index.js';
 import { runBench } from '../helpers/cli.js';
 
@@ -166,5 +167,28 @@ describe('bench drift --server finds a stream that ends without its sentinel', (
       'event type [DONE] disappeared',
     ]);
     expect(report.failed).toBe(true);
+  });
+});
+
+describe('drift against a Hermes gateway', () => {
+  it('re-records only the gateway folder with --target hermes, and a same-seed simulator shows nothing breaking', async () => {
+    const sim = await startHermesSimulator({ seed: 1 });
+    const lines: string[] = [];
+    try {
+      const report = await runDrift({
+        baseline: join(import.meta.dirname, '..', '..', 'cassettes'),
+        server: sim.url,
+        target: 'hermes',
+        apiKey: sim.apiKey,
+        config: DEFAULT_DRIFT_CONFIG,
+        onProgress: (l) => lines.push(l),
+      });
+      expect(report.findings.filter((f) => f.severity === 'breaking')).toEqual([]);
+      expect(report.failed).toBe(false);
+      expect(lines.filter((l) => l.startsWith('leaving out')).length).toBeGreaterThanOrEqual(5);
+      expect(lines).toContain(`re-recording hermes against ${sim.url}`);
+    } finally {
+      await sim.close();
+    }
   });
 });

@@ -25,7 +25,7 @@ const summary = (rows: ReplayCheckRow[]) => rows.map((r) => `${r.harness} ${r.pr
 describe('offline replay of the committed bench cassettes', () => {
   it('reproduces every manifest verdict through MSW, 50 times over with identical results', async () => {
     const first = await replayCheck(CASSETTES, { fetchFor: throughMsw });
-    expect(first.length).toBe(36);
+    expect(first.length).toBe(44);
     expect(first.filter((r) => !r.ok)).toEqual([]);
     for (let run = 1; run < 50; run++) {
       expect(summary(await replayCheck(CASSETTES, { fetchFor: throughMsw }))).toEqual(summary(first));
@@ -37,6 +37,6 @@ describe('offline replay of the committed bench cassettes', () => {
   it('reproduces every manifest verdict through the undici dispatcher door', async () => {
     const rows = await replayCheck(CASSETTES);
     expect(rows.filter((r) => !r.ok)).toEqual([]);
-    expect(rows.length).toBe(36);
+    expect(rows.length).toBe(44);
   });
 });

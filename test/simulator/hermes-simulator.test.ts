@@ -78,4 +78,93 @@ describe('the hermes gateway simulator', () => {
     expect(await Promise.all(ids)).toEqual([firstBody.id, firstBody.id]);
     expect((await again('bye')).status).toBe(409);
   });
+
+  it('fences control answers: exact body, current execution_generation, a pending prompt', async () => {
+    sim = await startHermesSimulator();
+    const key = sim.apiKey;
+    const run = (await (await post(`${sim.url}/v1/runs`, key, { input: 'clarify which file' })).json()) as { run_id: string };
+    const view = (await (await fetch(`${sim.url}/v1/runs/${run.run_id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      execution_generation: number;
+      pending_controls: { prompt_id: string; kind: string }[];
+    };
+    const prompt = view.pending_controls[0]?.prompt_id;
+    expect(view.pending_controls[0]?.kind).toBe('clarify');
+    const answer = (body: unknown) => post(`${sim?.url}/v1/runs/${run.run_id}/clarify`, key, body);
+    const code = async (r: Promise<Response>) => {
+      const res = await r;
+      return [res.status, ((await res.json()) as { error?: { code: string } }).error?.code];
+    };
+    expect(await code(answer({ request_id: prompt, execution_generation: 1, answer: 'x', extra: 1 }))).toEqual([400, 'invalid_params']);
+    expect(await code(answer({ request_id: prompt, execution_generation: 7, answer: 'x' }))).toEqual([409, 'stale_generation']);
+    expect(await code(answer({ request_id: 'prm_other', execution_generation: 1, answer: 'x' }))).toEqual([409, 'approval_not_pending']);
+    expect(await code(answer({ request_id: prompt, execution_generation: view.execution_generation, answer: 'notes.txt' }))).toEqual([
+      200,
+      undefined,
+    ]);
+    expect(await code(answer({ request_id: prompt, execution_generation: 1, answer: 'again' }))).toEqual([409, 'approval_not_pending']);
+  });
+
+  it('runs one turn at a time per session: a second waits queued, and stopping it cancels it outright', async () => {
+    sim = await startHermesSimulator();
+    const key = sim.apiKey;
+    const first = (await (await post(`${sim.url}/v1/runs`, key, { input: 'a long essay', session_id: 's1' })).json()) as { run_id: string };
+    const second = (await (await post(`${sim.url}/v1/runs`, key, { input: 'hi', session_id: 's1' })).json()) as { run_id: string };
+    const status = async (id: string) =>
+      ((await (await fetch(`${sim?.url}/v1/runs/${id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { status: string })
+        .status;
+    expect(await status(first.run_id)).toBe('running');
+    expect(await status(second.run_id)).toBe('queued');
+    const stopped = (await (await post(`${sim.url}/v1/runs/${second.run_id}/stop`, key, {})).json()) as { status: string };
+    expect(stopped.status).toBe('cancelled');
+    expect((await (await post(`${sim.url}/v1/runs/${first.run_id}/stop`, key, {})).json()) as { status: string }).toMatchObject({
+      status: 'stopping',
+    });
+    // Its events stream ends with the terminal event, so reading it to the end waits exactly as long as needed.
+    const events = await (await fetch(`${sim.url}/v1/runs/${first.run_id}/events`, { headers: { authorization: `Bearer ${key}` } })).text();
+    expect(events).toMatch(/"event":"run.cancelled"[^\n]*\n\n: stream closed\n\n$/);
+    expect(await status(first.run_id)).toBe('cancelled');
+    expect(sim.agentRuns).toBe(1);
+  });
+
+  it('keeps runs inside their /p/{profile}, refuses a busy session stream with its run, and a bad Idempotency-Key', async () => {
+    sim = await startHermesSimulator();
+    const key = sim.apiKey;
+    const run = (await (await post(`${sim.url}/p/alpha/v1/runs`, key, { input: 'hi' })).json()) as { run_id: string };
+    const get = (path: string) => fetch(`${sim?.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await get(`/p/alpha/v1/runs/${run.run_id}`)).status).toBe(200);
+    expect((await get(`/p/beta/v1/runs/${run.run_id}`)).status).toBe(404);
+    expect((await get(`/v1/runs/${run.run_id}`)).status).toBe(404);
+    const bad = await post(`${sim.url}/v1/runs`, key, { input: 'hi' }, { 'idempotency-key': 'has space' });
+    expect([bad.status, ((await bad.json()) as { error: { code: string } }).error.code]).toEqual([400, 'invalid_idempotency_key']);
+
+    await post(`${sim.url}/api/sessions`, key, { id: 'busy' });
+    const streaming = await post(`${sim.url}/api/sessions/busy/chat/stream`, key, { message: 'a long essay' });
+    const reader = streaming.body?.getReader();
+    await reader?.read();
+    const busy = await post(`${sim.url}/api/sessions/busy/chat/stream`, key, { message: 'hi' });
+    const error = ((await busy.json()) as { error: { code: string; run_id: string } }).error;
+    expect([busy.status, error.code, error.run_id]).toEqual([409, 'run_already_active', expect.stringMatching(/^run_[0-9a-f]{32}$/)]);
+    await reader?.cancel();
+  });
+
+  it('refuses an unknown room grant with 401 and a revoked one with 403', async () => {
+    sim = await startHermesSimulator();
+    const key = sim.apiKey;
+    const invite = (await (await post(`${sim.url}/v1/room-members/invitations`, key, { room_id: 'r', member_id: 'm' })).json()) as {
+      grant: string;
+    };
+    const room = (grant: string) => ({ authorization: `HermesRoom ${grant}`, 'content-type': 'application/json' });
+    const dispatch = (grant: string) =>
+      fetch(`${sim?.url}/v1/runs`, { method: 'POST', headers: room(grant), body: JSON.stringify({ input: 'hi' }) });
+    expect((await dispatch('hrg_unknown')).status).toBe(401);
+    expect((await dispatch(invite.grant)).status).toBe(202);
+    await fetch(`${sim.url}/v1/room-members/grants/revoke`, { method: 'POST', headers: room(invite.grant) });
+    const refused = await dispatch(invite.grant);
+    expect([refused.status, ((await refused.json()) as { error: { code: string } }).error.code]).toEqual([
+      403,
+      'room_reauthorization_required',
+    ]);
+    // A grant is never the API key: it opens run routes only.
+    expect((await fetch(`${sim.url}/v1/chat/completions`, { method: 'POST', headers: room(invite.grant), body: '{}' })).status).toBe(401);
+  });
 });

@@ -11,6 +11,8 @@ interface DriftFlags {
   server?: string;
   candidate?: string;
   harness?: string;
+  target: string;
+  apiKey?: string;
   format: string;
   update?: boolean;
   failOn?: string;
@@ -27,6 +29,8 @@ export function registerDrift(program: Command): void {
     .option('--server <url>', 're-record the same probes against this server into a temporary folder')
     .option('--candidate <dir>', 'compare with this folder instead (same layout as the baseline)')
     .option('--harness <id>', 'only this harness')
+    .option('--target <kind>', 'with --server: omnigent (default) or hermes; folders of the other suite are left out', 'omnigent')
+    .option('--api-key <key>', 'with --target hermes: the gateway API key (default $HERMES_API_KEY)')
     .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'text')
     .option('--fail-on <severity>', `lowest severity that exits 1: ${SEVERITIES.join(', ')} (default from config, else breaking)`)
     .option('--config <file>', 'JSON config with a "drift" section (default tapedeck.config.json if present)')
@@ -42,12 +46,15 @@ Exit codes: 0 nothing at or above --fail-on, 1 drift found, 2 bad input.
 
 Examples:
   $ bench drift --baseline cassettes --server http://127.0.0.1:6767 --format markdown >> "$GITHUB_STEP_SUMMARY"
-  $ bench drift --baseline cassettes/kiro-native --candidate /tmp/new/kiro-native`,
+  $ bench drift --baseline cassettes/kiro-native --candidate /tmp/new/kiro-native
+  $ bench drift --baseline cassettes --server http://127.0.0.1:8642 --target hermes --api-key "$HERMES_API_KEY"`,
     )
     .action((flags: DriftFlags) =>
       runCommand(async () => {
         if (!(FORMATS as readonly string[]).includes(flags.format))
           throw new UsageError(`--format ${JSON.stringify(flags.format)}: use one of ${FORMATS.join(', ')}`);
+        if (flags.target !== 'omnigent' && flags.target !== 'hermes')
+          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent or hermes`);
         if (flags.failOn && !(SEVERITIES as readonly string[]).includes(flags.failOn))
           throw new UsageError(`--fail-on ${JSON.stringify(flags.failOn)}: use one of ${SEVERITIES.join(', ')}`);
         const report = await runDrift({
@@ -55,6 +62,8 @@ Examples:
           server: flags.server,
           candidate: flags.candidate,
           harness: flags.harness,
+          target: flags.target as 'omnigent' | 'hermes',
+          apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
           config: await loadDriftConfig(flags.config),
           failOn: flags.failOn as Severity | undefined,
           update: flags.update,

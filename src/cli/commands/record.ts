@@ -1,12 +1,16 @@
 import type { Command } from 'commander';
 import { loadRedactionConfig } from '../../config.js';
+import { UsageError } from '../../errors.js';
+import { GATEWAY_PROBE_NAMES, recordGateway } from '../../gateway/index.js';
 import { recordableHarnessIds } from '../../harnesses/index.js';
-import { type Manifest, PROBE_NAMES, recordHarness, VERDICT_SYMBOL } from '../../probes/index.js';
+import { type Manifest, PROBE_NAMES, recordHarness, VERDICT_SYMBOL, type Verdict } from '../../probes/index.js';
 import { parseSeed, parseWholeMs } from '../options.js';
 import { runCommand } from '../run-command.js';
 
 interface RecordFlags {
-  harness: string;
+  harness?: string;
+  target: string;
+  apiKey?: string;
   server?: string;
   probes?: string;
   out: string;
@@ -28,10 +32,15 @@ export function verdictTable(manifest: Manifest): string {
 export function registerRecord(program: Command): void {
   program
     .command('record')
-    .description('run the probe suite for a harness through the recording proxy; one cassette per probe plus a manifest of verdicts')
-    .requiredOption('--harness <id>', `native-tui harness: ${recordableHarnessIds().join(', ')}`)
-    .option('--server <url>', 'a live omnigent server to record; without it the embedded simulator runs')
-    .option('--probes <list>', `comma-separated subset of: ${PROBE_NAMES.join(', ')}`)
+    .description('run a probe suite through the recording proxy; one cassette per probe plus a manifest of verdicts')
+    .option('--harness <id>', `native-tui harness (omnigent target): ${recordableHarnessIds().join(', ')}`)
+    .option('--target <kind>', 'omnigent (the session API bench, needs --harness) or hermes (the gateway probes)', 'omnigent')
+    .option('--server <url>', 'a live server to record; without it the embedded simulator of the target runs')
+    .option('--api-key <key>', 'hermes: the gateway API key for --server (default $HERMES_API_KEY)')
+    .option(
+      '--probes <list>',
+      `comma-separated subset of: ${PROBE_NAMES.join(', ')} (omnigent); ${GATEWAY_PROBE_NAMES.join(', ')} (hermes)`,
+    )
     .option('--out <dir>', 'folder for <harness>/<probe>.yaml and <harness>/manifest.yaml', 'cassettes')
     .option('--seed <n>', 'simulator seed: the same seed gives the same ids', parseSeed, 1)
     .option('--latency <ms>', 'simulator pause between stream events, like a vendor', parseWholeMs, 2)
@@ -44,32 +53,60 @@ Without --server, tapedeck starts its omnigent session API simulator on
 127.0.0.1, so this works offline on a fresh clone. With --server, the probes
 run against that server (it needs a host daemon and the vendor CLI logged in).
 
+With --target hermes the gateway probes (chat stream with reasoning,
+Responses stream, idempotent retry, clarify, approval, a failing tool, a run
+cancelled from another transport, a revoked room grant) are recorded into
+<out>/hermes/ from the embedded Hermes gateway simulator, or from --server
+with --api-key.
+
 Exit codes: 0 no drift, 1 a probe's observed capability differs from the
 declared one (DRIFT), 2 usage error or unreachable server.
 
 Examples:
   $ bench record --harness kiro-native
-  $ bench record --harness claude-native --server http://127.0.0.1:6767 --probes basic_turn,streaming`,
+  $ bench record --harness claude-native --server http://127.0.0.1:6767 --probes basic_turn,streaming
+  $ bench record --target hermes`,
     )
     .action((flags: RecordFlags) =>
       runCommand(async () => {
         const human = !flags.json;
-        const manifest = await recordHarness({
-          harness: flags.harness,
-          server: flags.server,
-          probes: flags.probes
-            ?.split(',')
-            .map((s) => s.trim())
-            .filter(Boolean),
-          outDir: flags.out,
-          simulator: { seed: flags.seed, latencyMs: flags.latency },
-          redact: await loadRedactionConfig(flags.config),
-          onProgress: (e) => {
-            if (!human) return;
-            if (e.kind === 'start') process.stderr.write(`  ${e.probe} ... `);
-            else process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
-          },
-        });
+        const probes = flags.probes
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        const progress = (e: { kind: 'start'; probe: string } | { kind: 'done'; result: { verdict: Verdict }; seconds: number }) => {
+          if (!human) return;
+          if (e.kind === 'start') process.stderr.write(`  ${e.probe} ... `);
+          else process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
+        };
+        if (flags.target !== 'omnigent' && flags.target !== 'hermes')
+          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent (with --harness) or hermes`);
+        if (flags.target === 'omnigent' && !flags.harness)
+          throw new UsageError(
+            `--harness is required for the omnigent target: ${recordableHarnessIds().join(', ')}; or use --target hermes`,
+          );
+        if (flags.target === 'hermes' && flags.harness)
+          throw new UsageError('--harness names an omnigent harness; the hermes target records the gateway probes without one');
+        const manifest =
+          flags.target === 'hermes'
+            ? await recordGateway({
+                server: flags.server,
+                apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
+                probes,
+                outDir: flags.out,
+                seed: flags.seed,
+                redact: await loadRedactionConfig(flags.config),
+                onProgress: progress,
+              })
+            : await recordHarness({
+                harness: flags.harness as string,
+                server: flags.server,
+                probes,
+                outDir: flags.out,
+                simulator: { seed: flags.seed, latencyMs: flags.latency },
+                redact: await loadRedactionConfig(flags.config),
+                onProgress: progress,
+              });
         if (flags.json) {
           process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
         } else {

@@ -10,6 +10,7 @@ export const hermesSessionStream: Pack = {
   description:
     'POST /api/sessions/{id}/chat/stream: run.started, message.started, paired tool events, assistant.completed before one terminal, done last.',
   turnStarts: [{ method: 'POST', path: /\/api\/sessions\/[^/]+\/chat\/stream$/ }],
+  routes: [/\/api\/sessions\/[^/]+\/chat\/stream$/],
   payloads: hermesSessionPayloads,
   optional: ['assistant.delta', 'reasoning.delta', 'assistant.commentary'],
   rules: [
@@ -67,6 +68,7 @@ export const hermesRuns: Pack = {
   description:
     'GET /v1/runs/{id}/events: event names in data; prompts answered after they are asked; one terminal run.* event, then only the stream-closed comment.',
   turnStarts: [{ method: 'POST', path: /\/v1\/runs$/ }],
+  routes: [/\/v1\/runs\/[^/]+\/events$/],
   payloads: hermesRunPayloads,
   optional: ['message.delta', 'reasoning.available', 'reasoning.delta'],
   rules: [

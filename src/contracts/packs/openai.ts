@@ -6,6 +6,7 @@ const REF = 'hermes-gateway-api.md, Ordering invariants';
 const OFFICIAL = 'hermes-gateway-api.md, OpenAI Responses vocabulary (official lifecycle)';
 const PROFILE = 'hermes-gateway-api.md, OpenAI Responses vocabulary (where Hermes differs)';
 const responsesStart = [{ method: 'POST', path: /\/v1\/responses$/ }];
+const responsesRoutes = [/\/v1\/responses$/];
 const MESSAGE_DONE = 'response.output_item.done[item.type=message]';
 
 /** Rules both the official Responses stream and the Hermes profile keep. */
@@ -40,6 +41,7 @@ export const openaiResponses: Pack = {
   name: 'openai/responses',
   description: 'Official Responses streams: created, in_progress, items with content parts and deltas, one terminal last, no [DONE].',
   turnStarts: responsesStart,
+  routes: responsesRoutes,
   payloads: responsesPayloads,
   rules: [
     ...sharedResponseRules,
@@ -91,6 +93,7 @@ export const hermesResponses: Pack = {
   description:
     'Hermes profile of openai/responses: no in_progress, content parts or argument deltas; function_call_output items; message open across tools.',
   turnStarts: responsesStart,
+  routes: responsesRoutes,
   payloads: responsesPayloads,
   rules: [
     ...sharedResponseRules,
@@ -132,6 +135,7 @@ export const openaiChatCompletions: Pack = {
   name: 'openai/chat-completions',
   description: 'Chat completions streams: role chunk first, one finish chunk, paired tool progress, [DONE] last.',
   turnStarts: [{ method: 'POST', path: /\/v1\/chat\/completions$/ }],
+  routes: [/\/v1\/chat\/completions$/],
   payloads: chatChunkPayloads,
   rules: [
     firstEvent('chat.completion.chunk[choices.0.delta.role=assistant]', {

@@ -1,0 +1,53 @@
+import type { FetchLike } from '../probes/index.js';
+import { StreamReader } from '../probes/stream-reader.js';
+
+export interface GatewayReply {
+  status: number;
+  headers: Headers;
+  json: Record<string, unknown>;
+}
+
+/** A small client for the Hermes gateway: JSON calls and SSE streams, with the API key or a room grant. */
+export class GatewayClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly apiKey: string,
+    readonly fetch: FetchLike = (url, init) => globalThis.fetch(url, init),
+  ) {}
+
+  private init(method: string, body: unknown, headers: Record<string, string>, accept: string): RequestInit {
+    return {
+      method,
+      headers: {
+        authorization: `Bearer ${this.apiKey}`,
+        accept,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    };
+  }
+
+  /** One JSON request; any status comes back (probes judge them). */
+  async call(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<GatewayReply> {
+    const res = await this.fetch(`${this.baseUrl}${path}`, this.init(method, body, headers, 'application/json'));
+    const text = await res.text();
+    let json: Record<string, unknown> = {};
+    try {
+      json = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
+    } catch {
+      json = { text };
+    }
+    return { status: res.status, headers: res.headers, json };
+  }
+
+  /** A request answered with SSE, read as it arrives. */
+  async stream(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<StreamReader> {
+    const controller = new AbortController();
+    const res = await this.fetch(`${this.baseUrl}${path}`, {
+      ...this.init(method, body, headers, 'text/event-stream'),
+      signal: controller.signal,
+    });
+    return StreamReader.follow(res, controller);
+  }
+}

@@ -1,0 +1,58 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** An error the gateway answers with, in its envelope: `{"error": {message, type, param, code}}`. */
+export class GatewayError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly type = status === 401 || status === 403 ? 'gateway_auth_error' : status >= 500 ? 'server_error' : 'invalid_request_error',
+    /** Extra fields of the error object (the session-stream conflict names its run). */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  envelope(): unknown {
+    return { error: { message: this.message, type: this.type, param: null, code: this.code, ...this.extra } };
+  }
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.end(text);
+}
+
+export async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // answered below
+  }
+  throw new GatewayError(400, 'invalid_json', 'Invalid JSON in request body');
+}
+
+/** Opens an SSE response; the writer takes a payload and an optional event name. */
+export function openSse(res: ServerResponse, headers: Record<string, string> = {}) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers });
+  return {
+    send: (data: unknown, event?: string) =>
+      res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`),
+    comment: (text: string) => res.write(`: ${text}\n\n`),
+    end: () => res.end(),
+  };
+}
+
+/** The text of the last user message of a chat or Responses input. */
+export function lastUserText(input: unknown): string | undefined {
+  if (typeof input === 'string') return input;
+  if (!Array.isArray(input)) return undefined;
+  const user = [...input].reverse().find((m) => (m as { role?: unknown }).role === 'user') as { content?: unknown } | undefined;
+  return typeof user?.content === 'string' ? user.content : undefined;
+}
