@@ -65,7 +65,7 @@ describe('bad input on the command line', () => {
   });
 
   it('every command has --help with an example', async () => {
-    for (const command of ['record', 'replay', 'replay-check', 'verify', 'drift', 'proxy', 'inspect', 'scan', 'sim']) {
+    for (const command of ['record', 'replay', 'replay-check', 'verify', 'drift', 'fuzz', 'proxy', 'inspect', 'scan', 'sim']) {
       const r = await runBench([command, '--help']);
       expect(r.code, command).toBe(0);
       expect(r.stdout, command).toMatch(/Example/);

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifyCassette } from '../../src/contracts/index.js';
 import { cassetteFetch, REPLAY_ORIGIN } from '../../src/probes/index.js';
 import { startRecordingProxy } from '../../src/recorder/index.js';
+import '../../src/replayer/vitest.js';
 import { type HermesSimulator, startHermesSimulator } from '../../src/simulator/hermes/index.js';
+import { SseParser } from '../../src/sse/index.js';
 
 let sim: HermesSimulator | undefined;
 afterEach(async () => {
@@ -166,5 +168,61 @@ describe('the hermes gateway simulator', () => {
     ]);
     // A grant is never the API key: it opens run routes only.
     expect((await fetch(`${sim.url}/v1/chat/completions`, { method: 'POST', headers: room(invite.grant), body: '{}' })).status).toBe(401);
+  });
+
+  it('fails a run as the reference frames it: status failed, run.failed on /v1/runs, assistant.completed then run.failed then done on the session', async () => {
+    sim = await startHermesSimulator();
+    const key = sim.apiKey;
+    const run = (await (await post(`${sim.url}/v1/runs`, key, { input: 'crash please' })).json()) as { run_id: string };
+    const events = await (await fetch(`${sim.url}/v1/runs/${run.run_id}/events`, { headers: { authorization: `Bearer ${key}` } })).text();
+    expect(events).toMatch(/"event":"run.failed"/);
+    const view = (await (await fetch(`${sim.url}/v1/runs/${run.run_id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+      status: string;
+      error: { message: string };
+    };
+    expect(view.status).toBe('failed');
+    expect(view.error.message).toContain('simulated crash');
+    await post(`${sim.url}/api/sessions`, key, { id: 'crashy' });
+    const stream = await (await post(`${sim.url}/api/sessions/crashy/chat/stream`, key, { message: 'crash now' })).text();
+    const names = [...stream.matchAll(/^event: (.+)$/gm)].map((m) => m[1]);
+    expect(names.slice(-3)).toEqual(['assistant.completed', 'run.failed', 'done']);
+    const frames = new SseParser().push(stream).flatMap((f) => (f.kind === 'event' ? [{ event: f.event, data: f.data }] : []));
+    expect(frames).toSatisfyContract('hermes/session-stream');
+    expect(events.split('\n\n').flatMap((f) => (f.startsWith('data: ') ? [{ data: f.slice(6) }] : []))).toSatisfyContract('hermes/runs');
+  });
+
+  it('answers 429 with Retry-After at the concurrent-run cap, lets an idempotent replay through, and 413 for a body over 10 MB', async () => {
+    sim = await startHermesSimulator({ maxConcurrentRuns: 1 });
+    const key = sim.apiKey;
+    const first = await post(`${sim.url}/v1/runs`, key, { input: 'a long essay' }, { 'idempotency-key': 'k-long' });
+    expect(first.status).toBe(202);
+    const capped = await post(`${sim.url}/v1/runs`, key, { input: 'hi' });
+    expect([capped.status, capped.headers.get('retry-after'), ((await capped.json()) as { error: { code: string } }).error.code]).toEqual([
+      429,
+      '1',
+      'rate_limit_exceeded',
+    ]);
+    const replay = await post(`${sim.url}/v1/runs`, key, { input: 'a long essay' }, { 'idempotency-key': 'k-long' });
+    expect(replay.status).toBe(202);
+    const { request } = await import('node:http');
+    const url = new URL(`${sim.url}/v1/runs`);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-length': '10000001' },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).toBe(413);
   });
 });

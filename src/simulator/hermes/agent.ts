@@ -50,8 +50,8 @@ const words = (text: string) => text.split(/(?<= )/);
 
 /**
  * The deterministic scripted agent. The prompt picks the script: `clarify`,
- * `approv` (a command that needs approval), `fail` (a tool that exits 1 with no
- * output), `tool`/`run` (a tool that succeeds), `long` (a reply that waits,
+ * `approv` (a command that needs approval), `crash` (the run fails), `fail` (a
+ * tool that exits 1 with no output), `tool`/`run` (a tool that succeeds), `long` (a reply that waits,
  * mid-message, until the run is stopped), anything else a plain echo.
  */
 export async function runAgent(prompt: string, ctx: AgentContext): Promise<AgentEnd> {
@@ -83,6 +83,10 @@ export async function runAgent(prompt: string, ctx: AgentContext): Promise<Agent
     if (choice === 'deny') return reply(ctx, 'The command was denied, so nothing was removed.');
     tool(ctx, 'terminal', { command }, 0, '');
     return reply(ctx, 'Removed the build folder.');
+  }
+  if (p.includes('crash')) {
+    ctx.emit({ kind: 'delta', text: 'Starting. ' });
+    return { outcome: 'failed', error: 'The model provider answered 500 (simulated crash)' };
   }
   if (p.includes('fail')) {
     tool(ctx, 'terminal', { command: 'cat missing.txt' }, 1, '');

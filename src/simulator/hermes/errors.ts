@@ -9,6 +9,8 @@ export class GatewayError extends Error {
     readonly type = status === 401 || status === 403 ? 'gateway_auth_error' : status >= 500 ? 'server_error' : 'invalid_request_error',
     /** Extra fields of the error object (the session-stream conflict names its run). */
     readonly extra: Record<string, unknown> = {},
+    /** Extra response headers (Retry-After). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }

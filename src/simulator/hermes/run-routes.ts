@@ -35,6 +35,8 @@ export class RunRoutes {
         return;
       }
     }
+    // A replay is answered above, before the cap: only a new run counts against it.
+    this.runs.checkCapacity();
     const run = this.runs.dispatch(prompt, {
       profile: scope.profile,
       ...(typeof body.session_id === 'string' ? { sessionId: body.session_id } : {}),

@@ -41,7 +41,27 @@ export class RunStore {
   private readonly tails = new Map<string, Promise<void>>();
   agentRuns = 0;
 
-  constructor(private readonly ids: SeededIds) {}
+  constructor(
+    private readonly ids: SeededIds,
+    /** The concurrent-run cap (`max_concurrent_runs`); 0 turns it off. */
+    private readonly maxConcurrent = 10,
+  ) {}
+
+  /** 429 when the cap is reached: runs not yet settled count, queued ones included. */
+  checkCapacity(): void {
+    const active = [...this.runs.values()].filter((r) => !isTerminal(r)).length;
+    if (this.maxConcurrent > 0 && active >= this.maxConcurrent)
+      throw new GatewayError(
+        429,
+        'rate_limit_exceeded',
+        `Too many concurrent runs (max ${this.maxConcurrent})`,
+        'rate_limit_error',
+        {},
+        {
+          'retry-after': '1',
+        },
+      );
+  }
 
   dispatch(prompt: string, options: { profile: string; sessionId?: string; model?: string; grant?: string }): Run {
     const now = this.ids.now();

@@ -15,6 +15,8 @@ export interface HermesSimulatorOptions {
   apiKey?: string;
   port?: number;
   host?: string;
+  /** `gateway.api_server.max_concurrent_runs`: 429 beyond it (default 10; 0 turns it off). */
+  maxConcurrentRuns?: number;
 }
 
 export interface HermesSimulator {
@@ -46,7 +48,7 @@ function sameSecret(a: string, b: string): boolean {
 export async function startHermesSimulator(options: HermesSimulatorOptions = {}): Promise<HermesSimulator> {
   const ids = new SeededIds(options.seed ?? 1);
   const apiKey = options.apiKey ?? SIMULATOR_API_KEY;
-  const runs = new RunStore(ids);
+  const runs = new RunStore(ids, options.maxConcurrentRuns ?? 10);
   const openai = new OpenAiRoutes(ids, () => runs.agentRuns++);
   const runRoutes = new RunRoutes(runs);
   const sessions = new SessionRoutes(runs, ids);
@@ -69,6 +71,8 @@ export async function startHermesSimulator(options: HermesSimulatorOptions = {})
     const profile = prefixed ? (prefixed[1] as string) : 'default';
     const path = prefixed ? (prefixed[2] as string) : url.pathname;
     const method = req.method ?? 'GET';
+    if (Number(req.headers['content-length'] ?? 0) > 10_000_000)
+      throw new GatewayError(413, 'body_too_large', 'Request body is larger than 10000000 bytes');
     if (method === 'GET' && (path === '/health' || path === '/v1/health'))
       return sendJson(res, 200, { status: 'ok', platform: 'hermes-agent', version: 'simulator' });
 
@@ -130,7 +134,7 @@ export async function startHermesSimulator(options: HermesSimulatorOptions = {})
     route(req, res).catch((err: unknown) => {
       const e = err instanceof GatewayError ? err : new GatewayError(500, 'server_error', (err as Error).message);
       if (res.headersSent) return res.end();
-      sendJson(res, e.status, e.envelope());
+      sendJson(res, e.status, e.envelope(), e.headers);
     });
   });
   const { url } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');

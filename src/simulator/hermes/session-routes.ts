@@ -45,6 +45,7 @@ export class SessionRoutes {
       throw new GatewayError(409, 'run_already_active', 'A run is already active in this session', 'invalid_request_error', {
         run_id: active.id,
       });
+    this.runs.checkCapacity();
     const run = this.runs.dispatch(message, { profile, sessionId });
     session.activeRun = run.id;
     const messageId = `msg_${this.ids.hex(32)}`;
@@ -66,12 +67,16 @@ export class SessionRoutes {
         { role: 'user', content: message },
         { role: 'assistant', content: text },
       ];
-      if (e.end.outcome === 'failed') send('error', { message: e.end.error });
-      else {
-        send('assistant.completed', { message_id: messageId, content: text, interrupted: e.end.outcome === 'cancelled' });
-        if (e.end.outcome === 'completed') send('run.completed', { message_id: messageId, messages: transcript, usage: usageOf(run) });
-        else send('run.cancelled', { message_id: messageId, messages: transcript });
-      }
+      const end = e.end;
+      send('assistant.completed', {
+        message_id: messageId,
+        content: text,
+        interrupted: end.outcome === 'cancelled',
+        failed: end.outcome === 'failed',
+      });
+      if (end.outcome === 'completed') send('run.completed', { message_id: messageId, messages: transcript, usage: usageOf(run) });
+      else if (end.outcome === 'cancelled') send('run.cancelled', { message_id: messageId, messages: transcript });
+      else send('run.failed', { message_id: messageId, messages: transcript, error: { message: end.error } });
       send('done');
       sse.end();
       unsubscribe?.();

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { runBench, startBench } from '../helpers/cli.js';
+
+describe('bench sim', () => {
+  it('serves the Hermes gateway with --target hermes, behind its API key, until SIGTERM', async () => {
+    const key = 'a-test-key-of-twenty-chars';
+    const sim = await startBench(['sim', '--target', 'hermes', '--api-key', key]);
+    try {
+      expect((await fetch(`${sim.url}/health`)).status).toBe(200);
+      const post = (auth: string) =>
+        fetch(`${sim.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }),
+        });
+      expect((await post('Bearer wrong')).status).toBe(401);
+      const ok = await post(`Bearer ${key}`);
+      expect(((await ok.json()) as { object: string }).object).toBe('chat.completion');
+    } finally {
+      sim.child.kill('SIGTERM');
+    }
+    expect(await sim.exit()).toBe(0);
+  });
+
+  it('refuses a short key, an unknown target, and --mutate on the gateway in one line', async () => {
+    for (const args of [
+      ['--target', 'hermes', '--api-key', 'short'],
+      ['--target', 'nope'],
+      ['--target', 'hermes', '--mutate', 'no-sentinel'],
+    ]) {
+      const r = await runBench(['sim', ...args]);
+      expect(r.code).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
