@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { AgentStep } from './agent.js';
 import { GatewayError, lastUserText, openSse, sendJson } from './errors.js';
-import { isTerminal, type Run, type RunEvent, type RunStore, usageOf } from './runs.js';
+import type { Run, RunEvent, RunStore } from './runs.js';
+import { usageOf } from './runs.js';
 
 const VISIBLE_ASCII = /^[\x21-\x7e]{1,255}$/;
 
@@ -67,9 +68,7 @@ export class RunRoutes {
       else frame('run.cancelled', {}, e.at);
       sse.comment('stream closed');
       sse.end();
-      unsubscribe?.();
     });
-    if (isTerminal(run) && run.log.length === 0) sse.end();
     res.on('close', () => unsubscribe());
   }
 

@@ -99,6 +99,8 @@ export class RunStore {
     run.log.push(event);
     run.updatedAt = event.at;
     for (const l of run.listeners) l(event);
+    // The end is the last event a run publishes: nobody needs to hear from it again.
+    if ('end' in event) run.listeners.clear();
   }
 
   private async execute(run: Run, stopped: Promise<void>): Promise<void> {
@@ -134,10 +136,10 @@ export class RunStore {
     this.publish(run, { end, at: this.ids.now() });
   }
 
-  /** Calls `listener` with every event so far, then with each new one; returns the unsubscribe. */
+  /** Calls `listener` with every event so far, then with each new one up to the end; returns the unsubscribe. */
   subscribe(run: Run, listener: (e: RunEvent) => void): () => void {
     for (const e of run.log) listener(e);
-    run.listeners.add(listener);
+    if (!run.end) run.listeners.add(listener);
     return () => run.listeners.delete(listener);
   }
 

@@ -79,7 +79,6 @@ export class SessionRoutes {
       else send('run.failed', { message_id: messageId, messages: transcript, error: { message: end.error } });
       send('done');
       sse.end();
-      unsubscribe?.();
     });
     // The stream detaches on disconnect: the run goes on.
     res.on('close', () => unsubscribe());
