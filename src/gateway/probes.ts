@@ -30,6 +30,14 @@ const no = (note: string): GatewayObservation => ({ observed: 'UNSUPPORTED', not
 const terminalRun = (e: StreamEvent) => e.type === 'run.completed' || e.type === 'run.failed' || e.type === 'run.cancelled';
 const errorCode = (json: Record<string, unknown>) => (json.error as { code?: unknown } | undefined)?.code;
 
+/** Creates a session for the session chat stream; returns its id. */
+async function newSession(client: GatewayClient, title: string): Promise<string> {
+  const session = await client.call('POST', '/api/sessions', { title });
+  const id = (session.json.session as { id?: string } | undefined)?.id;
+  if (session.status !== 201 || !id) throw new Error(`POST /api/sessions answered ${session.status}`);
+  return id;
+}
+
 /** Dispatches a run and follows its events stream. */
 async function startRun(client: GatewayClient, input: string, headers: Record<string, string> = {}) {
   const posted = await client.call('POST', '/v1/runs', { input }, headers);
@@ -157,9 +165,7 @@ export const GATEWAY_PROBES: readonly GatewayProbe[] = [
     name: 'tool_failed',
     priority: 'P0',
     async run(client, turnMs) {
-      const session = await client.call('POST', '/api/sessions', { title: 'bench tool_failed' });
-      const id = (session.json.session as { id?: string } | undefined)?.id;
-      if (session.status !== 201 || !id) throw new Error(`POST /api/sessions answered ${session.status}`);
+      const id = await newSession(client, 'bench tool_failed');
       const reader = await client.stream('POST', `/api/sessions/${id}/chat/stream`, { message: 'Read missing.txt; the tool will fail.' });
       await reader.untilEnd(turnMs);
       const failed = reader.events.find((e) => e.type === 'tool.failed');
@@ -177,9 +183,7 @@ export const GATEWAY_PROBES: readonly GatewayProbe[] = [
     name: 'cancel_cross_transport',
     priority: 'P0',
     async run(client, turnMs) {
-      const session = await client.call('POST', '/api/sessions', { title: 'bench cancel' });
-      const id = (session.json.session as { id?: string } | undefined)?.id;
-      if (session.status !== 201 || !id) throw new Error(`POST /api/sessions answered ${session.status}`);
+      const id = await newSession(client, 'bench cancel');
       const reader = await client.stream('POST', `/api/sessions/${id}/chat/stream`, { message: 'Write a long essay about computing.' });
       // The run is live once message.started arrives; a reply may legally come with no delta at all.
       const started = await reader.waitFor((e) => e.type === 'message.started' || e.type === 'done', turnMs);

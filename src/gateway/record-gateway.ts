@@ -1,12 +1,12 @@
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { type RedactionConfig, writeCassetteAtomic } from '../cassette/index.js';
+import type { RedactionConfig } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 import type { Manifest, ProbeResult } from '../probes/manifest.js';
 import { writeManifest } from '../probes/manifest.js';
 import type { FetchLike } from '../probes/session-client.js';
 import { reconcile, type Verdict } from '../probes/verdict.js';
-import { startRecordingProxy } from '../recorder/index.js';
+import { recordToFile } from '../recorder/index.js';
 import { startHermesSimulator } from '../simulator/hermes/index.js';
 import { GatewayClient } from './client.js';
 import { GATEWAY_PROBE_NAMES, GATEWAY_PROBES, type GatewayProbe, type GatewayProbeName } from './probes.js';
@@ -77,13 +77,18 @@ export async function recordGateway(options: RecordGatewayOptions): Promise<Mani
     for (const probe of probes) {
       options.onProgress?.({ kind: 'start', probe: probe.name });
       const started = performance.now();
-      const proxy = await startRecordingProxy({ target, labels: { harness: GATEWAY_FOLDER, probe: probe.name } });
-      const out = await observeGatewayProbe(probe, new GatewayClient(proxy.url, apiKey), simulator ? GATEWAY_TURN_MS : LIVE_TURN_MS);
-      const cassette = await proxy.close();
-      cassette.meta.target = described;
-      cassette.meta.packs = GATEWAY_PACKS;
       const file = `${probe.name}.yaml`;
-      await writeCassetteAtomic(join(dir, file), cassette, options.redact);
+      const out = await recordToFile(
+        {
+          target,
+          labels: { harness: GATEWAY_FOLDER, probe: probe.name },
+          file: join(dir, file),
+          describedAs: described,
+          packs: GATEWAY_PACKS,
+          redact: options.redact,
+        },
+        (url) => observeGatewayProbe(probe, new GatewayClient(url, apiKey), simulator ? GATEWAY_TURN_MS : LIVE_TURN_MS),
+      );
       const result: ProbeResult = { probe: probe.name, priority: probe.priority, declared: DECLARED, ...out, cassette: file };
       results.push(result);
       options.onProgress?.({ kind: 'done', result, seconds: (performance.now() - started) / 1000 });

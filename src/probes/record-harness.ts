@@ -1,9 +1,9 @@
 import { join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { type Cassette, type RedactionConfig, writeCassetteAtomic } from '../cassette/index.js';
+import type { RedactionConfig } from '../cassette/index.js';
 import { TapedeckError, UsageError } from '../errors.js';
 import { findHarness, type HarnessProfile, recordableHarnessIds } from '../harnesses/index.js';
-import { startRecordingProxy } from '../recorder/index.js';
+import { recordToFile } from '../recorder/index.js';
 import { type OmnigentSimulatorOptions, startOmnigentSimulator } from '../simulator/omnigent/index.js';
 import { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
 import { ProvisioningError, ServerResponseError } from './errors.js';
@@ -124,13 +124,18 @@ export async function recordHarness(options: RecordOptions): Promise<Manifest> {
       if (skip || gate) {
         result = { ...base, observed: 'SKIPPED', verdict: 'SKIPPED', reason: skip ?? (gate as string) };
       } else {
-        const proxy = await startRecordingProxy({ target, labels: { harness: harness.id, probe: probe.name } });
-        const { observed, reason } = await observeProbe(probe, new SessionDriver(proxy.url, harness, timings));
-        const cassette: Cassette = await proxy.close();
-        if (simulator) cassette.meta.target = `embedded omnigent simulator (seed ${seed})`;
-        cassette.meta.packs = NATIVE_TUI_PACKS;
         const file = `${probe.name}.yaml`;
-        await writeCassetteAtomic(join(dir, file), cassette, options.redact);
+        const { observed, reason } = await recordToFile(
+          {
+            target,
+            labels: { harness: harness.id, probe: probe.name },
+            file: join(dir, file),
+            describedAs: simulator ? `embedded omnigent simulator (seed ${seed})` : undefined,
+            packs: NATIVE_TUI_PACKS,
+            redact: options.redact,
+          },
+          (url) => observeProbe(probe, new SessionDriver(url, harness, timings)),
+        );
         result = { ...base, observed, verdict: reconcile(observed, declared), reason, cassette: file };
       }
       if (probe.name === 'basic_turn' && result.verdict !== 'SUPPORTED')

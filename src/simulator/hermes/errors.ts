@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readJsonObject, sendJson } from '../../net/http-json.js';
 
 /** An error the gateway answers with, in its envelope: `{"error": {message, type, param, code}}`. */
 export class GatewayError extends Error {
@@ -20,25 +21,11 @@ export class GatewayError extends Error {
   }
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
-  res.end(text);
-}
+export { sendJson };
 
-export async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // answered below
-  }
-  throw new GatewayError(400, 'invalid_json', 'Invalid JSON in request body');
-}
+/** A body that is not a JSON object: 400 invalid_json. */
+export const readBody = (req: IncomingMessage) =>
+  readJsonObject(req, () => new GatewayError(400, 'invalid_json', 'Invalid JSON in request body'));
 
 /** Opens an SSE response; the writer takes a payload and an optional event name. */
 export function openSse(res: ServerResponse, headers: Record<string, string> = {}) {

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { readJsonObject, sendJson } from '../../net/http-json.js';
 
 /** An error the simulator answers with, in one of the real server's two shapes. */
 export class ApiError extends Error {
@@ -33,25 +34,14 @@ export function validationError(field: string, input: unknown): ApiError {
   return new ApiError(422, { detail: [{ type: 'missing', loc: ['body', field], msg: 'Field required', input }] });
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
-  res.end(text);
-}
+export { sendJson };
 
-export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-  } catch {
-    // Falls through to the framework's own answer.
-  }
-  throw new ApiError(422, { detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: text.slice(0, 100) }] });
-}
+/** The framework's answer to a body that is not a JSON object: 422 json_invalid. */
+export const readJson = (req: IncomingMessage) =>
+  readJsonObject(
+    req,
+    (text) => new ApiError(422, { detail: [{ type: 'json_invalid', loc: ['body'], msg: 'JSON decode error', input: text.slice(0, 100) }] }),
+  );
 
 /** Cursor pagination over a list, in the `PaginatedList` envelope. */
 export function paginate<T extends { id: string }>(

@@ -1,0 +1,29 @@
+import { type RedactionConfig, writeCassetteAtomic } from '../cassette/index.js';
+import { startRecordingProxy } from './recording-proxy.js';
+
+export interface RecordToFileOptions {
+  /** The server the proxy forwards to. */
+  target: string;
+  labels: Record<string, string>;
+  /** Where the cassette goes (written atomically, redacted, folders made portable). */
+  file: string;
+  /** How meta describes the target (the default is its URL). */
+  describedAs?: string | undefined;
+  packs: string[];
+  redact?: RedactionConfig | undefined;
+}
+
+/** Runs `drive` against a fresh recording proxy in front of the target, then writes what it recorded. */
+export async function recordToFile<T>(options: RecordToFileOptions, drive: (proxyUrl: string) => Promise<T>): Promise<T> {
+  const proxy = await startRecordingProxy({ target: options.target, labels: options.labels });
+  let out: T;
+  try {
+    out = await drive(proxy.url);
+  } finally {
+    const cassette = await proxy.close();
+    if (options.describedAs) cassette.meta.target = options.describedAs;
+    cassette.meta.packs = options.packs;
+    await writeCassetteAtomic(options.file, cassette, options.redact);
+  }
+  return out;
+}
