@@ -225,4 +225,50 @@ describe('the hermes gateway simulator', () => {
     });
     expect(status).toBe(413);
   });
+
+  it('asks clarify.request on the session stream and takes the answer over /v1/runs, fenced by its generation', async () => {
+    sim = await startHermesSimulator();
+    const key = sim.apiKey;
+    await post(`${sim.url}/api/sessions`, key, { id: 'ask' });
+    const res = await post(`${sim.url}/api/sessions/ask/chat/stream`, key, { message: 'summarise a file, clarify which' });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const parser = new SseParser();
+    const frames: { event?: string | undefined; data?: string | undefined }[] = [];
+    let ask: { prompt_id: string; execution_generation: number; run_id: string } | undefined;
+    while (!ask) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      for (const f of parser.push(value)) {
+        if (f.kind !== 'event') continue;
+        frames.push({ event: f.event, data: f.data });
+        if (f.event === 'clarify.request') ask = JSON.parse(f.data ?? '{}');
+      }
+    }
+    expect(ask?.execution_generation).toBe(1);
+    const answered = await post(`${sim.url}/v1/runs/${ask?.run_id}/clarify`, key, {
+      request_id: ask?.prompt_id,
+      execution_generation: ask?.execution_generation,
+      answer: 'todo.txt',
+    });
+    expect(answered.status).toBe(200);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      for (const f of parser.push(value)) if (f.kind === 'event') frames.push({ event: f.event, data: f.data });
+    }
+    expect(frames.map((f) => f.event)).toEqual([
+      'run.started',
+      'message.started',
+      'reasoning.delta',
+      'clarify.request',
+      'clarify.settled',
+      'assistant.delta',
+      'assistant.delta',
+      'assistant.completed',
+      'run.completed',
+      'done',
+    ]);
+    expect(frames).toSatisfyContract('hermes/session-stream');
+    expect(frames.find((f) => f.event === 'assistant.completed')?.data).toContain('Summarised todo.txt.');
+  });
 });
