@@ -21,7 +21,7 @@ export {
   terminal,
 } from './rules.js';
 export type { CheckedEvent } from './selectors.js';
-export { eventType, streamsOf, type TurnStart } from './stream-events.js';
+export { eventType, itemType, streamsOf, type TurnStart } from './stream-events.js';
 export {
   type CheckedCassette,
   checkEvents,

@@ -40,6 +40,12 @@ export function eventType(item: Pick<SseItem, 'event' | 'data'>, data: unknown):
   return 'message';
 }
 
+/** The type of a recorded stream item: a bare comment is `:comment`, anything else as `eventType` names it. */
+export function itemType(item: SseItem): string {
+  if (item.comment !== undefined && item.event === undefined && item.data === undefined) return ':comment';
+  return eventType(item, parseData(item.data));
+}
+
 function startsTurn(i: Interaction, starts: readonly TurnStart[]): boolean {
   return starts.some((s) => {
     if (i.request.method !== s.method || !s.path.test(i.request.path.split('?')[0] ?? '')) return false;
@@ -65,7 +71,7 @@ export function streamsOf(cassette: Cassette, starts: readonly TurnStart[]): Str
     const turnOf: number[] = [];
     stream.events.forEach((item, position) => {
       const data = parseData(item.data);
-      const type = item.comment !== undefined && item.event === undefined && item.data === undefined ? ':comment' : eventType(item, data);
+      const type = itemType(item);
       events.push({ type, data, id: item.id, retry: item.retry, comment: item.comment });
       positions.push(position);
       // A turn's events are those its request caused on a stream already open when it was made.

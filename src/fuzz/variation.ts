@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Cassette, Interaction, SseItem } from '../cassette/index.js';
-import { eventType, findPack, type Pack, verifyCassette } from '../contracts/index.js';
+import { findPack, itemType, type Pack, verifyCassette } from '../contracts/index.js';
 import { FuzzError } from './errors.js';
 import { applyPayloadChange, describePayloadChange, payloadChanges } from './payload-changes.js';
 
@@ -61,20 +61,9 @@ export interface VariedCassette {
   changed: number[];
 }
 
-function typeOf(item: SseItem): string {
-  if (item.comment !== undefined && item.event === undefined && item.data === undefined) return ':comment';
-  let data: unknown;
-  try {
-    data = item.data === undefined ? undefined : JSON.parse(item.data);
-  } catch {
-    data = item.data;
-  }
-  return eventType(item, data);
-}
-
 /** `session.status[idle]`: the type, and the status when there is one, as reports print an event. */
 export function labelOf(item: SseItem): string {
-  const type = typeOf(item);
+  const type = itemType(item);
   if (item.data === undefined || type === ':comment') return type;
   try {
     const status = (JSON.parse(item.data) as { status?: unknown }).status;
@@ -109,7 +98,7 @@ export function variationSpace(cassette: Cassette, name: string, options: { pack
   for (const n of streams) {
     for (const item of (cassette.interactions[n] as Interaction).response?.stream?.events ?? []) {
       const key = `${item.event ?? ''}\n${item.data ?? ''}`;
-      if (optional.has(typeOf(item)) && !seen.has(key)) {
+      if (optional.has(itemType(item)) && !seen.has(key)) {
         seen.add(key);
         sources.push(item);
       }
@@ -192,15 +181,15 @@ function applyEdit(space: VariationSpace, events: SseItem[], edit: Edit): string
     case 'delete': {
       const i = edit.event % n;
       const item = events[i] as SseItem;
-      if (!space.optional.has(typeOf(item))) return undefined;
+      if (!space.optional.has(itemType(item))) return undefined;
       events.splice(i, 1);
       return `deleted ${labelOf(item)} #${i}`;
     }
     case 'collapse': {
-      const types = [...new Set(events.map(typeOf))].filter((t) => space.optional.has(t));
+      const types = [...new Set(events.map(itemType))].filter((t) => space.optional.has(t));
       const type = types[edit.type % Math.max(1, types.length)];
       if (type === undefined) return undefined;
-      const kept = events.filter((e) => typeOf(e) !== type);
+      const kept = events.filter((e) => itemType(e) !== type);
       const removed = n - kept.length;
       events.splice(0, n, ...kept);
       return `deleted all ${removed} ${type}`;

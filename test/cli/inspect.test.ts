@@ -68,7 +68,7 @@ describe('bench inspect', () => {
     expect(r.stdout).toMatchInlineSnapshot(`
       "valid.yaml: 3 interactions from http://127.0.0.1:6767, recorded 2026-01-01T00:00:00.000Z by tapedeck test; harness=kiro-native
       #1 GET /health → 200 1.5 ms
-      #2 GET /v1/sessions/a/stream → 200 3.0 ms sse 4 events, server-closed: session.heartbeat, response.output_text.delta×2, message
+      #2 GET /v1/sessions/a/stream → 200 3.0 ms sse 4 events, server-closed: session.heartbeat, response.output_text.delta×2, [DONE]
       #3 POST /v1/sessions/a/events → failed (upstream_reset) 0.5 ms
       "
     `);

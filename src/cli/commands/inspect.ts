@@ -1,12 +1,13 @@
 import type { Command } from 'commander';
 import { type Interaction, loadCassette } from '../../cassette/index.js';
+import { itemType } from '../../contracts/index.js';
 import { runCommand } from '../run-command.js';
 
 function eventTypes(interaction: Interaction): string {
   const events = interaction.response?.stream?.events ?? [];
   const runs: [string, number][] = [];
   for (const item of events) {
-    const name = item.comment !== undefined ? ':comment' : (item.event ?? 'message');
+    const name = itemType(item);
     const last = runs[runs.length - 1];
     if (last && last[0] === name) last[1]++;
     else runs.push([name, 1]);
