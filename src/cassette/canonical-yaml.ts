@@ -36,7 +36,9 @@ const KEY_RANK = [
   'headers',
   'body',
   'stream',
+  'websocket',
   'at',
+  'from',
   'after',
   'event',
   'id',
@@ -44,6 +46,7 @@ const KEY_RANK = [
   'data',
   'comment',
   'events',
+  'frames',
   'end',
   'error',
   'code',
@@ -51,6 +54,7 @@ const KEY_RANK = [
   'json',
   'text',
   'base64',
+  'close',
 ];
 const rankOf = new Map(KEY_RANK.map((k, i) => [k, i]));
 

@@ -30,4 +30,7 @@ export {
   type SseStream,
   type StreamEnd,
   type Timing,
+  type WsFrame,
+  type WsSession,
 } from './schema.js';
+export { payloadFromWire, payloadOf, payloadToWire, sendableCloseCode, type WsPayload, wireBytes } from './ws-frames.js';

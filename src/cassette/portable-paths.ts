@@ -58,13 +58,23 @@ function mapInteraction(i: Interaction, f: (s: string) => string): Interaction {
     ...(requestBody ? { body: requestBody } : {}),
   };
   if (!i.response) return { ...i, request };
-  const { body, stream, ...head } = i.response;
+  const { body, stream, websocket, ...head } = i.response;
   const responseBody = mapBody(body, f);
   const response = {
     ...head,
     headers: mapHeaders(i.response.headers, f),
     ...(responseBody ? { body: responseBody } : {}),
     ...(stream ? { stream: { ...stream, events: stream.events.map((e) => (e.data === undefined ? e : { ...e, data: f(e.data) })) } } : {}),
+    ...(websocket
+      ? {
+          websocket: {
+            ...websocket,
+            frames: websocket.frames.map((fr) =>
+              fr.json !== undefined ? { ...fr, json: mapJson(fr.json, f) } : fr.text !== undefined ? { ...fr, text: f(fr.text) } : fr,
+            ),
+          },
+        }
+      : {}),
   };
   return { ...i, request, response };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Body, Cassette, Headers, Interaction } from './schema.js';
+import { payloadOf } from './ws-frames.js';
 
 /** What to redact beyond the defaults, and what never to redact (`tapedeck.config.json` "redact"). */
 export const redactionConfigSchema = z.strictObject({
@@ -230,6 +231,10 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       if (body && 'text' in body) collectText(found, body.text);
     }
     for (const e of i.response?.stream?.events ?? []) if (e.data) collectText(found, e.data);
+    for (const fr of i.response?.websocket?.frames ?? []) {
+      if (fr.json !== undefined) collectJson(found, fr.json);
+      if (fr.text !== undefined) collectText(found, fr.text);
+    }
     return found;
   }
 
@@ -261,7 +266,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
           };
           const failure = i.failure && { ...i.failure, message: scrub(i.failure.message, global) };
           if (!i.response) return { ...i, request, ...(failure ? { failure } : {}) };
-          const { body, stream, ...head } = i.response;
+          const { body, stream, websocket, ...head } = i.response;
           const responseBody = scrubBody(body, global);
           const response = {
             ...head,
@@ -276,6 +281,18 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
                       ...(e.data !== undefined ? { data: scrubText(e.data, global) } : {}),
                       ...(e.comment !== undefined ? { comment: scrub(e.comment, global) } : {}),
                     })),
+                  },
+                }
+              : {}),
+            ...(websocket
+              ? {
+                  websocket: {
+                    ...websocket,
+                    frames: websocket.frames.map((fr) => {
+                      const payload = payloadOf(fr);
+                      const { json: _j, text: _t, base64: _b, ...rest } = fr;
+                      return payload ? { ...rest, ...scrubBody(payload, global) } : fr;
+                    }),
                   },
                 }
               : {}),

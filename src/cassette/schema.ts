@@ -39,6 +39,34 @@ export const sseStreamSchema = z.strictObject({
   error: z.string().optional(),
 });
 
+/**
+ * One WebSocket frame on the global timeline. A client frame is a request: it
+ * takes the next `seq` (its `after` is that seq). A server frame carries the
+ * last seq issued when it arrived, which is what causal replay waits for.
+ * Text that parses as JSON is kept as `json`; other text as `text`; binary as `base64`.
+ */
+export const wsFrameSchema = z
+  .strictObject({
+    at: offset,
+    from: z.enum(['client', 'server']),
+    seq: seq.optional(),
+    after: z.number().int().nonnegative(),
+    json: z.unknown().optional(),
+    text: z.string().optional(),
+    base64: z.base64().optional(),
+    close: z.strictObject({ code: z.number().int(), reason: z.string() }).optional(),
+  })
+  .refine((f) => [f.json !== undefined, f.text !== undefined, f.base64 !== undefined, f.close !== undefined].filter(Boolean).length === 1, {
+    error: 'a frame has exactly one of json, text, base64 or close',
+  })
+  .refine((f) => (f.from === 'client') === (f.seq !== undefined), { error: 'client frames have a seq, server frames none' });
+
+export const wsSessionSchema = z.strictObject({
+  frames: z.array(wsFrameSchema),
+  end: streamEndSchema,
+  error: z.string().optional(),
+});
+
 export const requestSchema = z.strictObject({
   method: z.string().min(1),
   /** Path plus query string, exactly as the client sent it. */
@@ -53,8 +81,12 @@ export const responseSchema = z
     headers: headersSchema,
     body: bodySchema.optional(),
     stream: sseStreamSchema.optional(),
+    /** An upgraded connection (status 101): every frame both ways. */
+    websocket: wsSessionSchema.optional(),
   })
-  .refine((r) => !(r.body && r.stream), { error: 'a response has a body or a stream, not both' });
+  .refine((r) => [r.body, r.stream, r.websocket].filter((x) => x !== undefined).length <= 1, {
+    error: 'a response has at most one of a body, a stream or a websocket',
+  });
 
 /** A request the recorder could not complete upstream (refused, reset, timed out). */
 export const failureSchema = z.strictObject({
@@ -101,6 +133,8 @@ export type Body = z.infer<typeof bodySchema>;
 export type SseItem = z.infer<typeof sseItemSchema>;
 export type SseStream = z.infer<typeof sseStreamSchema>;
 export type StreamEnd = z.infer<typeof streamEndSchema>;
+export type WsFrame = z.infer<typeof wsFrameSchema>;
+export type WsSession = z.infer<typeof wsSessionSchema>;
 export type RecordedRequest = z.infer<typeof requestSchema>;
 export type RecordedResponse = z.infer<typeof responseSchema>;
 export type Failure = z.infer<typeof failureSchema>;

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { Writable } from 'node:stream';
 import { Agent, errors as undiciErrors, stream as undiciStream } from 'undici';
 import { CASSETTE_VERSION, type Cassette, encodeBody, type Interaction, type SseItem, type SseStream } from '../cassette/index.js';
@@ -8,6 +9,7 @@ import { TAPEDECK_VERSION } from '../version.js';
 import { endToEndHeaders, headerValue } from './headers.js';
 import { publicTarget, type TargetUrl } from './target.js';
 import { Timeline } from './timeline.js';
+import { relayWebSocket } from './websocket-relay.js';
 
 export interface RecordingProxyOptions {
   /** Base URL of the server to record; a path prefix is kept. */
@@ -209,6 +211,27 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       res.end();
     });
   });
+  const sockets = new Set<() => void>();
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    if (closing || (req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
+      socket.destroy();
+      return;
+    }
+    relayWebSocket(
+      {
+        timeline,
+        target,
+        log,
+        track: (stop) => {
+          sockets.add(stop);
+          return () => sockets.delete(stop);
+        },
+      },
+      req,
+      socket,
+      head,
+    );
+  });
   const { port, url } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
 
   const cassette = (): Cassette => ({
@@ -239,6 +262,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         closing = true;
         server.close();
         for (const stop of active.values()) stop('proxy');
+        for (const stop of [...sockets]) stop();
         await Promise.allSettled([...active.keys()]);
         server.closeAllConnections();
         await agent.close();

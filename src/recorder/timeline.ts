@@ -21,6 +21,12 @@ export class Timeline {
     return this.seq;
   }
 
+  /** A client WebSocket frame is a request too: it takes the next sequence number, without an interaction of its own. */
+  tick(): number {
+    this.seq += 1;
+    return this.seq;
+  }
+
   /** Registers a newly arrived request; interactions stay in arrival order. */
   open(request: Interaction['request']): Interaction {
     this.seq += 1;

@@ -28,6 +28,7 @@ import {
   shapeOf,
 } from './match-request.js';
 import { parseTiming, type TimingMode } from './timing.js';
+import { WsReplaySession } from './ws-session.js';
 
 export interface ReplayOptions extends MatchOptions {
   /** strict (default): an unmatched request is an error; lenient: logged and answered 404. */
@@ -77,7 +78,11 @@ export type ReplayAnswer =
       end: StreamEnd;
     }
   | { kind: 'failure'; entry: EntryInfo; status: 502; body: Buffer }
+  | { kind: 'websocket'; entry: EntryInfo; status: 101; session: WsReplaySession }
   | { kind: 'unmatched'; error: UnmatchedRequestError; status: 404 | 500; body: Buffer };
+
+/** The answers a plain HTTP request can get. */
+export type HttpAnswer = Exclude<ReplayAnswer, { kind: 'websocket' }>;
 
 export interface EntryInfo {
   cassette: string;
@@ -147,8 +152,17 @@ export class ReplayEngine {
     }
   }
 
-  /** Chooses the recorded answer for a request and marks it served. */
-  handle(live: ReplayRequest): ReplayAnswer {
+  /** Chooses the recorded answer for a request and marks it served; a recorded WebSocket session answers 426. */
+  handle(live: ReplayRequest): HttpAnswer {
+    return this.serve(live, false) as HttpAnswer;
+  }
+
+  /** Answers a WebSocket upgrade: a recorded session, or what was recorded for a refused one. */
+  upgrade(live: ReplayRequest): ReplayAnswer {
+    return this.serve(live, true);
+  }
+
+  private serve(live: ReplayRequest, upgrade: boolean): ReplayAnswer {
     const req = this.redacted(live);
     const shape = shapeOf(req, this.options, this.toPlaceholders);
     const key = shapeKey(shape);
@@ -161,7 +175,7 @@ export class ReplayEngine {
       entry.clock.advance(entry.interaction.seq);
       this.current = Math.max(this.current, entry.index);
     }
-    return this.answer(entry);
+    return this.answer(entry, upgrade);
   }
 
   /**
@@ -256,9 +270,28 @@ export class ReplayEngine {
     return reachedAt + this.timing.factor * (recordedAt - anchoredAt) - now;
   }
 
-  private answer(entry: Entry): ReplayAnswer {
+  private answer(entry: Entry, upgrade: boolean): ReplayAnswer {
     const i = entry.interaction;
     const info = { cassette: entry.name, seq: i.seq };
+    const websocket = i.response?.websocket;
+    if (websocket && upgrade) {
+      const toRecorded = (t: string) => this.toPlaceholders(this.redactor.request({ path: '/', headers: {}, body: t }).body);
+      const session = new WsReplaySession(entry.name, i.seq, i.request.path, websocket, entry.clock, toRecorded, this.fromPlaceholders);
+      return { kind: 'websocket', entry: info, status: 101, session };
+    }
+    if (websocket) {
+      const message = 'this recording is a WebSocket session; connect with a WebSocket client (bench replay serves it)';
+      const body = Buffer.from(JSON.stringify({ error: { code: 'tapedeck_websocket_only', message } }));
+      return {
+        kind: 'response',
+        entry: info,
+        status: 426,
+        headers: [['content-type', 'application/json']],
+        body,
+        delayMs: 0,
+        breaks: false,
+      };
+    }
     if (!i.response) {
       const message = `tapedeck replay: recorded upstream failure (${i.failure?.code}): ${i.failure?.message ?? ''}`;
       return {

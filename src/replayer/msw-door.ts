@@ -1,8 +1,8 @@
 import { HttpResponse, http } from 'msw';
-import { type NamedCassette, type ReplayAnswer, ReplayEngine, type ReplayOptions } from './engine.js';
+import { type HttpAnswer, type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
 
 /** What the MSW handler answers with: a Fetch Response, streams included. */
-function toResponse(answer: ReplayAnswer): Response {
+function toResponse(answer: HttpAnswer): Response {
   if (answer.kind === 'unmatched' && answer.status === 500) {
     // Strict: the request itself fails, so the client under test sees an error.
     return HttpResponse.error();

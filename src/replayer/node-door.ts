@@ -1,5 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ReplayAnswer, ReplayEngine } from './engine.js';
+import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import { sendableCloseCode, wireBytes } from '../cassette/index.js';
+import type { HttpAnswer, ReplayEngine } from './engine.js';
 
 async function readAll(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -10,13 +13,13 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One log line per answer: what was asked and which recording answered. */
-export function describeAnswer(method: string, path: string, answer: ReplayAnswer): string {
+export function describeAnswer(method: string, path: string, answer: HttpAnswer): string {
   if (answer.kind === 'unmatched') return `${method} ${path} → ${answer.status} unmatched`;
   return `${method} ${path} → ${answer.entry.cassette} #${answer.entry.seq} ${answer.status}${answer.kind === 'stream' ? ' (stream)' : ''}`;
 }
 
 /** Writes an engine answer to a node:http response, streams included. */
-export async function writeAnswer(answer: ReplayAnswer, res: ServerResponse): Promise<void> {
+export async function writeAnswer(answer: HttpAnswer, res: ServerResponse): Promise<void> {
   if (answer.kind !== 'stream') {
     if (answer.kind === 'response' && answer.delayMs > 0) await wait(answer.delayMs);
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
@@ -53,10 +56,68 @@ export async function serveNodeRequest(
   req: IncomingMessage,
   res: ServerResponse,
   log?: (line: string) => void,
-): Promise<ReplayAnswer> {
+): Promise<HttpAnswer> {
   const body = await readAll(req);
   const answer = engine.handle({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
   log?.(answer.kind === 'unmatched' ? `${answer.error.message}` : describeAnswer(req.method ?? 'GET', req.url ?? '/', answer));
   await writeAnswer(answer, res);
   return answer;
+}
+
+const handshakes = new WebSocketServer({ noServer: true });
+
+/**
+ * Serves one WebSocket upgrade from the engine: the recorded session, frames
+ * released causally, client frames matched by content. A frame that matches
+ * nothing is reported like an unmatched request and, in strict mode, closes
+ * the socket with 1008.
+ */
+export function serveNodeUpgrade(
+  engine: ReplayEngine,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  options: { log?: ((line: string) => void) | undefined; open?: Set<WebSocket> } = {},
+): void {
+  const log = options.log;
+  const path = req.url ?? '/';
+  const answer = engine.upgrade({ method: 'GET', path, headers: req.headers, body: Buffer.alloc(0) });
+  if (answer.kind !== 'websocket') {
+    log?.(answer.kind === 'unmatched' ? answer.error.message : describeAnswer('GET', path, answer));
+    const body = answer.kind === 'stream' ? Buffer.alloc(0) : answer.body;
+    socket.end(
+      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${body.byteLength}\r\nconnection: close\r\n\r\n${body.toString()}`,
+    );
+    return;
+  }
+  log?.(`GET ${path} → ${answer.entry.cassette} #${answer.entry.seq} 101 (websocket)`);
+  const session = answer.session;
+  handshakes.handleUpgrade(req, socket, head, (ws) => {
+    const controller = new AbortController();
+    options.open?.add(ws);
+    ws.on('close', () => {
+      options.open?.delete(ws);
+      controller.abort();
+    });
+    ws.on('error', () => controller.abort());
+    ws.on('message', (data: RawData, binary: boolean) => {
+      const miss = session.receive(wireBytes(data), binary);
+      if (!miss) return;
+      engine.misses.push(miss);
+      log?.(miss.message);
+      if (engine.mode === 'strict') ws.close(1008, 'tapedeck_unmatched_frame');
+    });
+    void (async () => {
+      for await (const out of session.outgoing(controller.signal)) {
+        if ('close' in out) {
+          if (sendableCloseCode(out.close.code)) ws.close(out.close.code, out.close.reason);
+          else ws.terminate();
+          return;
+        }
+        ws.send(out.data, { binary: out.binary });
+      }
+    })().catch(() => {
+      // the client left
+    });
+  });
 }

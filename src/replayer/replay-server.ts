@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
+import type { WebSocket } from 'ws';
 import { listen } from '../net/listen.js';
 import { type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
-import { serveNodeRequest } from './node-door.js';
+import { serveNodeRequest, serveNodeUpgrade } from './node-door.js';
 
 export interface ReplayServerOptions extends ReplayOptions {
   port?: number;
@@ -23,12 +24,15 @@ export async function startReplayServer(cassettes: readonly NamedCassette[], opt
     res.sendDate = false;
     serveNodeRequest(engine, req, res, options.log).catch(() => res.destroy());
   });
+  const sockets = new Set<WebSocket>();
+  server.on('upgrade', (req, socket, head) => serveNodeUpgrade(engine, req, socket, head, { log: options.log, open: sockets }));
   const { url } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   return {
     url,
     engine,
     async close() {
       server.closeAllConnections();
+      for (const ws of sockets) ws.terminate();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

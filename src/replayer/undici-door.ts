@@ -1,5 +1,5 @@
 import { Dispatcher, errors } from 'undici';
-import { type NamedCassette, type ReplayAnswer, ReplayEngine, type ReplayOptions } from './engine.js';
+import { type HttpAnswer, type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
 
 type LegacyHandler = {
   onConnect?: (abort: (err?: Error) => void, context?: unknown) => void;
@@ -91,7 +91,7 @@ export class CassetteDispatcher extends Dispatcher {
   }
 
   /** Plain answers complete synchronously; delayed answers and streams return a promise. */
-  private deliver(answer: ReplayAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> | undefined {
+  private deliver(answer: HttpAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> | undefined {
     if (answer.kind === 'unmatched' && answer.status === 500) throw answer.error;
     if (answer.kind === 'stream') return this.deliverStream(answer, h, signal);
     if (answer.kind === 'response' && answer.delayMs > 0) {
@@ -101,7 +101,7 @@ export class CassetteDispatcher extends Dispatcher {
     return undefined;
   }
 
-  private deliverPlain(answer: Exclude<ReplayAnswer, { kind: 'stream' }>, h: LegacyHandler): void {
+  private deliverPlain(answer: Exclude<HttpAnswer, { kind: 'stream' }>, h: LegacyHandler): void {
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
     h.onHeaders?.(answer.status, flatHeaders(headers, answer.body.byteLength), () => {}, '');
     if (answer.body.byteLength > 0) h.onData?.(answer.body);
@@ -110,7 +110,7 @@ export class CassetteDispatcher extends Dispatcher {
   }
 
   private async deliverStream(
-    answer: Extract<ReplayAnswer, { kind: 'stream' }>,
+    answer: Extract<HttpAnswer, { kind: 'stream' }>,
     h: LegacyHandler,
     signal: AbortSignal | undefined,
   ): Promise<void> {

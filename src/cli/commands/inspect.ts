@@ -25,6 +25,11 @@ export function summarizeInteraction(i: Interaction): string {
   if (!i.response) return `${head} → failed (${i.failure?.code}) ${duration(i)}`;
   const status = `→ ${i.response.status} ${duration(i)}`;
   const failure = i.failure ? ` failed (${i.failure.code})` : '';
+  const ws = i.response.websocket;
+  if (ws) {
+    const from = (side: string) => ws.frames.filter((f) => f.from === side).length;
+    return `${head} ${status} websocket ${from('client')} client and ${from('server')} server frames, ${ws.end}`;
+  }
   const stream = i.response.stream;
   if (!stream) return `${head} ${status}${failure}`;
   return `${head} ${status} sse ${stream.events.length} events, ${stream.end}: ${eventTypes(i)}`;

@@ -1,0 +1,119 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { type RawData, WebSocket, WebSocketServer } from 'ws';
+import { payloadFromWire, sendableCloseCode, type WsSession, wireBytes } from '../cassette/index.js';
+import { endToEndHeaders } from './headers.js';
+import type { TargetUrl } from './target.js';
+import type { Timeline } from './timeline.js';
+
+// The handshake's own headers are per connection (a random key, negotiated extensions): never recorded or forwarded.
+const HANDSHAKE = /^sec-websocket-(key|accept|version|extensions)$/;
+
+export interface RelayContext {
+  timeline: Timeline;
+  target: TargetUrl;
+  log: (line: string) => void;
+  /** Registers a way to end this session when the proxy closes; returns the unregister. */
+  track: (stop: () => void) => () => void;
+}
+
+const handshakes = new WebSocketServer({ noServer: true });
+
+/**
+ * Relays an `Upgrade: websocket` request: connects upstream first (so a refusal
+ * reaches the client as the upstream's own status), then accepts the client
+ * and forwards frames both ways as they come, recording each on the timeline.
+ */
+export function relayWebSocket(ctx: RelayContext, req: IncomingMessage, socket: Duplex, head: Buffer): void {
+  const { timeline } = ctx;
+  const headers = Object.fromEntries(Object.entries(endToEndHeaders(req.headersDistinct)).filter(([k]) => !HANDSHAKE.test(k)));
+  const interaction = timeline.open({ method: 'GET', path: req.url ?? '/', headers });
+  const url = ctx.target.resolve(interaction.request.path).replace(/^http/, 'ws');
+  const protocols = (req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  const forwarded = Object.fromEntries(
+    Object.entries(headers)
+      .filter(([k]) => k !== 'sec-websocket-protocol')
+      .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
+  );
+  const upstream = new WebSocket(url, protocols, { headers: forwarded, perMessageDeflate: false });
+  let opened = false;
+
+  const refuse = (status: number, code: string, message: string) => {
+    interaction.failure = { code, message };
+    interaction.timing.end = timeline.now();
+    ctx.log(`upstream refused the WebSocket ${interaction.request.path}: ${message}`);
+    if (socket.writable)
+      socket.end(`HTTP/1.1 ${status} ${status === 502 ? 'Bad Gateway' : 'Refused'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    socket.destroy();
+  };
+  upstream.once('unexpected-response', (_req, res) => {
+    res.resume();
+    refuse(res.statusCode ?? 502, 'upstream_refused_upgrade', `answered ${res.statusCode} instead of 101`);
+  });
+  upstream.once('error', (err) => {
+    if (!opened) refuse(502, 'upstream_unreachable', err.message);
+  });
+  upstream.once('open', () => {
+    opened = true;
+    handshakes.handleUpgrade(req, socket, head, (client) => {
+      interaction.timing.headers = timeline.now();
+      const session: WsSession = { frames: [], end: 'server-closed' };
+      interaction.response = { status: 101, headers: {}, websocket: session };
+      let ended = false;
+      const finish = (end: WsSession['end'], error?: string) => {
+        if (ended) return false;
+        ended = true;
+        session.end = end;
+        if (error) session.error = error;
+        interaction.timing.end = timeline.now();
+        untrack();
+        return true;
+      };
+      const untrack = ctx.track(() => {
+        if (finish('proxy-closed')) {
+          client.close(1001, 'tapedeck proxy closing');
+          upstream.close(1001, 'tapedeck proxy closing');
+        }
+      });
+
+      client.on('message', (data: RawData, binary: boolean) => {
+        const seq = timeline.tick();
+        session.frames.push({ at: timeline.now(), from: 'client', seq, after: seq, ...payloadFromWire(wireBytes(data), binary) });
+        upstream.send(data, { binary });
+      });
+      upstream.on('message', (data: RawData, binary: boolean) => {
+        session.frames.push({ at: timeline.now(), from: 'server', after: timeline.lastSeq, ...payloadFromWire(wireBytes(data), binary) });
+        client.send(data, { binary });
+      });
+      client.on('close', (code: number, reason: Buffer) => {
+        if (ended) return;
+        const seq = timeline.tick();
+        session.frames.push({ at: timeline.now(), from: 'client', seq, after: seq, close: { code, reason: reason.toString() } });
+        finish('client-closed');
+        if (sendableCloseCode(code)) upstream.close(code, reason);
+        else upstream.close();
+      });
+      upstream.on('close', (code: number, reason: Buffer) => {
+        if (ended) return;
+        session.frames.push({ at: timeline.now(), from: 'server', after: timeline.lastSeq, close: { code, reason: reason.toString() } });
+        if (code === 1006) {
+          finish('broken', 'the upstream connection dropped without a close frame');
+          client.terminate();
+          return;
+        }
+        finish('server-closed');
+        if (sendableCloseCode(code)) client.close(code, reason);
+        else client.close();
+      });
+      upstream.on('error', (err) => {
+        if (finish('broken', err.message)) client.terminate();
+      });
+      client.on('error', () => {
+        if (finish('client-closed')) upstream.close();
+      });
+    });
+  });
+}
