@@ -1,4 +1,4 @@
-import type { Cassette, Interaction, SseItem } from '../cassette/index.js';
+import type { Cassette, Interaction, SseItem, WsFrame } from '../cassette/index.js';
 import type { Segment } from './check-rules.js';
 import type { CheckedEvent } from './selectors.js';
 
@@ -46,6 +46,21 @@ export function itemType(item: SseItem): string {
   return eventType(item, parseData(item.data));
 }
 
+/**
+ * The type of a WebSocket frame: a server message's JSON-RPC `method` (or
+ * `response`), the same prefixed `client:` for the client's frames; `:close`
+ * for a close, `message` for other text or binary.
+ */
+export function frameType(f: WsFrame): string {
+  const side = f.from === 'client' ? 'client:' : '';
+  if (f.close) return ':close';
+  if (f.json && typeof f.json === 'object' && !Array.isArray(f.json)) {
+    const m = f.json as { method?: unknown };
+    return `${side}${typeof m.method === 'string' ? m.method : 'response'}`;
+  }
+  return `${side}message`;
+}
+
 function startsTurn(i: Interaction, starts: readonly TurnStart[]): boolean {
   return starts.some((s) => {
     if (i.request.method !== s.method || !s.path.test(i.request.path.split('?')[0] ?? '')) return false;
@@ -56,7 +71,7 @@ function startsTurn(i: Interaction, starts: readonly TurnStart[]): boolean {
 }
 
 /**
- * Every SSE stream of a cassette as checkable events, with its turns: a turn
+ * Every SSE stream (and WebSocket session) of a cassette as checkable events, with its turns: a turn
  * is the events caused by one turn-starting request (by their `after` link),
  * up to the next one.
  */
@@ -64,6 +79,13 @@ export function streamsOf(cassette: Cassette, starts: readonly TurnStart[]): Str
   const turnSeqs = cassette.interactions.filter((i) => startsTurn(i, starts)).map((i) => i.seq);
   const out: StreamUnderCheck[] = [];
   for (const interaction of cassette.interactions) {
+    const websocket = interaction.response?.websocket;
+    if (websocket) {
+      // A WebSocket session is one stream of both sides' frames, checked as a whole (no turns).
+      const events = websocket.frames.map((f): CheckedEvent => ({ type: frameType(f), data: f.json ?? f.text ?? f.close }));
+      out.push({ interaction, events, positions: events.map((_, i) => i), turns: [] });
+      continue;
+    }
     const stream = interaction.response?.stream;
     if (!stream) continue;
     const events: CheckedEvent[] = [];

@@ -1,15 +1,12 @@
-import { join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import type { RedactionConfig } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
-import type { Manifest, ProbeResult } from '../probes/manifest.js';
-import { writeManifest } from '../probes/manifest.js';
+import type { Manifest } from '../probes/manifest.js';
+import { recordSuite, type SuiteProgress, selectNamed } from '../probes/record-suite.js';
 import type { FetchLike } from '../probes/session-client.js';
 import { reconcile, type Verdict } from '../probes/verdict.js';
-import { recordToFile } from '../recorder/index.js';
 import { startHermesSimulator } from '../simulator/hermes/index.js';
 import { GatewayClient } from './client.js';
-import { GATEWAY_PROBE_NAMES, GATEWAY_PROBES, type GatewayProbe, type GatewayProbeName } from './probes.js';
+import { GATEWAY_PROBE_NAMES, GATEWAY_PROBES, type GatewayProbe } from './probes.js';
 
 /** The folder (under --out) and manifest harness name of gateway recordings. */
 export const GATEWAY_FOLDER = 'hermes';
@@ -27,7 +24,7 @@ export interface RecordGatewayOptions {
   outDir: string;
   seed?: number;
   redact?: RedactionConfig | undefined;
-  onProgress?: (event: { kind: 'start'; probe: GatewayProbeName } | { kind: 'done'; result: ProbeResult; seconds: number }) => void;
+  onProgress?: ((event: SuiteProgress) => void) | undefined;
 }
 
 /** Every gateway probe is expected to work: its declared verdict is SUPPORTED. */
@@ -50,60 +47,32 @@ export function replayGatewayProbe(name: string, baseUrl: string, fetch: FetchLi
   return observeGatewayProbe(probe, new GatewayClient(baseUrl, 'replay-key', fetch), turnMs);
 }
 
-function selectProbes(names: readonly string[] | undefined): readonly GatewayProbe[] {
-  if (!names) return GATEWAY_PROBES;
-  for (const n of names)
-    if (!(GATEWAY_PROBE_NAMES as readonly string[]).includes(n))
-      throw new UsageError(`unknown gateway probe ${JSON.stringify(n)}; probes: ${GATEWAY_PROBE_NAMES.join(', ')}`);
-  return GATEWAY_PROBES.filter((p) => names.includes(p.name));
-}
-
 /**
  * Runs the gateway probes through the recording proxy, one cassette per probe
  * and a manifest under `outDir/hermes/`.
  */
 export async function recordGateway(options: RecordGatewayOptions): Promise<Manifest> {
-  const probes = selectProbes(options.probes);
+  const probes = selectNamed(GATEWAY_PROBES, options.probes, 'gateway');
   if (options.server && !options.apiKey)
     throw new UsageError('--server needs --api-key (or HERMES_API_KEY): the gateway refuses requests without its key');
-  const dir = resolve(options.outDir, GATEWAY_FOLDER);
   const seed = options.seed ?? 1;
   const simulator = options.server ? undefined : await startHermesSimulator({ seed });
   const target = options.server ?? (simulator as { url: string }).url;
   const apiKey = options.apiKey ?? (simulator as { apiKey: string }).apiKey;
-  const described = simulator ? `embedded hermes gateway simulator (seed ${seed})` : target;
-  const results: ProbeResult[] = [];
   try {
-    for (const probe of probes) {
-      options.onProgress?.({ kind: 'start', probe: probe.name });
-      const started = performance.now();
-      const file = `${probe.name}.yaml`;
-      const out = await recordToFile(
-        {
-          target,
-          labels: { harness: GATEWAY_FOLDER, probe: probe.name },
-          file: join(dir, file),
-          describedAs: described,
-          packs: GATEWAY_PACKS,
-          redact: options.redact,
-        },
-        (url) => observeGatewayProbe(probe, new GatewayClient(url, apiKey), simulator ? GATEWAY_TURN_MS : LIVE_TURN_MS),
-      );
-      const result: ProbeResult = { probe: probe.name, priority: probe.priority, declared: DECLARED, ...out, cassette: file };
-      results.push(result);
-      options.onProgress?.({ kind: 'done', result, seconds: (performance.now() - started) / 1000 });
-    }
+    return await recordSuite({
+      suite: 'hermes-gateway',
+      folder: GATEWAY_FOLDER,
+      outDir: options.outDir,
+      target,
+      described: simulator ? `embedded hermes gateway simulator (seed ${seed})` : target,
+      packs: GATEWAY_PACKS,
+      redact: options.redact,
+      probes,
+      observe: (probe, url) => observeGatewayProbe(probe, new GatewayClient(url, apiKey), simulator ? GATEWAY_TURN_MS : LIVE_TURN_MS),
+      onProgress: options.onProgress,
+    });
   } finally {
     await simulator?.close();
   }
-  const manifest: Manifest = {
-    version: 1,
-    suite: 'hermes-gateway',
-    harness: GATEWAY_FOLDER,
-    target: described,
-    recordedAt: new Date().toISOString(),
-    probes: results,
-  };
-  await writeManifest(join(dir, 'manifest.yaml'), manifest);
-  return manifest;
 }

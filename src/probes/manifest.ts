@@ -3,13 +3,14 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { writeCanonicalYaml } from '../cassette/canonical-yaml.js';
 import { writeFileAtomic } from '../cassette/index.js';
+import { CODEX_PROBE_NAMES } from '../codex/probes.js';
 import { TapedeckError } from '../errors.js';
 import { GATEWAY_PROBE_NAMES } from '../gateway/probes.js';
 import { PROBE_NAMES } from './probes.js';
 import { verdictSchema } from './verdict.js';
 
 export const probeResultSchema = z.strictObject({
-  probe: z.enum([...PROBE_NAMES, ...GATEWAY_PROBE_NAMES]),
+  probe: z.enum([...new Set([...PROBE_NAMES, ...GATEWAY_PROBE_NAMES, ...CODEX_PROBE_NAMES])] as [string, ...string[]]),
   priority: z.enum(['P0', 'P1']),
   declared: verdictSchema.optional(),
   observed: verdictSchema,
@@ -25,8 +26,8 @@ export const probeResultSchema = z.strictObject({
 /** What `bench record` concluded for one harness: each probe's verdict and why. */
 export const manifestSchema = z.strictObject({
   version: z.literal(1),
-  /** Which driver and probes: the omnigent native-tui bench (the default), or the Hermes gateway probes. */
-  suite: z.enum(['native-tui', 'hermes-gateway']).optional(),
+  /** Which driver and probes: the omnigent native-tui bench (the default), the Hermes gateway, or codex app-server. */
+  suite: z.enum(['native-tui', 'hermes-gateway', 'codex-app-server']).optional(),
   harness: z.string(),
   target: z.string(),
   recordedAt: z.string(),

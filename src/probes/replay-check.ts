@@ -2,6 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fetch as undiciFetch } from 'undici';
 import { loadCassette } from '../cassette/index.js';
+import { replayCodexFile } from '../codex/record-codex.js';
 import { UsageError } from '../errors.js';
 import { replayGatewayProbe } from '../gateway/record-gateway.js';
 import type { HarnessProfile } from '../harnesses/index.js';
@@ -70,7 +71,7 @@ export async function recordedProbes(dir: string): Promise<RecordedProbe[]> {
   for (const folder of folders) {
     const manifest = await loadManifest(join(folder, 'manifest.yaml'));
     const gateway = manifest.suite === 'hermes-gateway';
-    const harness = gateway ? undefined : recordableHarness(manifest.harness);
+    const harness = (manifest.suite ?? 'native-tui') === 'native-tui' ? recordableHarness(manifest.harness) : undefined;
     for (const result of manifest.probes) {
       if (!result.cassette) continue;
       const base = {
@@ -81,6 +82,16 @@ export async function recordedProbes(dir: string): Promise<RecordedProbe[]> {
       };
       const probe = PROBES.find((p) => p.name === result.probe);
       if (harness && probe) out.push({ ...base, replay: (door, timings) => replayProbe({ harness, probe }, door, timings) });
+      if (manifest.suite === 'codex-app-server')
+        out.push({
+          ...base,
+          // WebSocket sessions replay through a socket of their own: the door's fetch has no part in it.
+          replay: (door, timings) =>
+            settle(door, async () => {
+              const { verdict, reason } = await replayCodexFile(result.probe, base.file, timings?.turnMs);
+              return { replayed: verdict, reason };
+            }),
+        });
       if (gateway)
         out.push({
           ...base,

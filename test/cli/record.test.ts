@@ -27,7 +27,7 @@ describe('bench record', () => {
     expect(r.stdout).toMatch(/idempotent_retry +P0 +SUPPORTED +✓ SUPPORTED/);
     expect(r.stdout).toMatch(/tool_failed +P0 +SUPPORTED +✓ SUPPORTED/);
     for (const [args, says] of [
-      [['--target', 'hermes', '--harness', 'kiro-native'], 'records the gateway probes without one'],
+      [['--target', 'hermes', '--harness', 'kiro-native'], 'target records its own probes without one'],
       [['--target', 'nope'], '--target "nope"'],
       [[], '--harness is required'],
       [['--target', 'hermes', '--server', 'http://127.0.0.1:9'], '--server needs --api-key'],

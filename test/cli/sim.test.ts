@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CodexClient } from '../../src/codex/index.js';
 import { runBench, startBench } from '../helpers/cli.js';
 
 describe('bench sim', () => {
@@ -16,6 +17,20 @@ describe('bench sim', () => {
       expect((await post('Bearer wrong')).status).toBe(401);
       const ok = await post(`Bearer ${key}`);
       expect(((await ok.json()) as { object: string }).object).toBe('chat.completion');
+    } finally {
+      sim.child.kill('SIGTERM');
+    }
+    expect(await sim.exit()).toBe(0);
+  });
+
+  it('serves the codex app-server simulator over WebSocket with --target codex', async () => {
+    const sim = await startBench(['sim', '--target', 'codex']);
+    try {
+      expect(sim.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+$/);
+      const client = await CodexClient.connect(sim.url);
+      const thread = (await client.request('thread/start', { cwd: '/w' })).thread as { id: string };
+      expect(thread.id).toMatch(/^[0-9a-f]{8}-/);
+      await client.close();
     } finally {
       sim.child.kill('SIGTERM');
     }

@@ -88,6 +88,7 @@ describe('built-in packs', () => {
       'openai/responses',
       'hermes/responses',
       'openai/chat-completions',
+      'codex/app-server',
     ]);
   });
 });

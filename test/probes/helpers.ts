@@ -15,6 +15,7 @@ export function withoutTiming(c: Cassette): unknown {
       response: i.response && {
         ...i.response,
         stream: i.response.stream && { ...i.response.stream, events: i.response.stream.events.map(({ at: _at, ...e }) => e) },
+        websocket: i.response.websocket && { ...i.response.websocket, frames: i.response.websocket.frames.map(({ at: _at, ...f }) => f) },
       },
     })),
   };

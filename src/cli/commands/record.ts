@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { CODEX_PROBE_NAMES, recordCodex } from '../../codex/index.js';
 import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
 import { GATEWAY_PROBE_NAMES, recordGateway } from '../../gateway/index.js';
@@ -34,12 +35,16 @@ export function registerRecord(program: Command): void {
     .command('record')
     .description('run a probe suite through the recording proxy; one cassette per probe plus a manifest of verdicts')
     .option('--harness <id>', `native-tui harness (omnigent target): ${recordableHarnessIds().join(', ')}`)
-    .option('--target <kind>', 'omnigent (the session API bench, needs --harness) or hermes (the gateway probes)', 'omnigent')
+    .option(
+      '--target <kind>',
+      'omnigent (the session API bench, needs --harness), hermes (the gateway probes) or codex (codex app-server over WebSocket)',
+      'omnigent',
+    )
     .option('--server <url>', 'a live server to record; without it the embedded simulator of the target runs')
     .option('--api-key <key>', 'hermes: the gateway API key for --server (default $HERMES_API_KEY)')
     .option(
       '--probes <list>',
-      `comma-separated subset of: ${PROBE_NAMES.join(', ')} (omnigent); ${GATEWAY_PROBE_NAMES.join(', ')} (hermes)`,
+      `comma-separated subset of: ${PROBE_NAMES.join(', ')} (omnigent); ${GATEWAY_PROBE_NAMES.join(', ')} (hermes); ${CODEX_PROBE_NAMES.join(', ')} (codex)`,
     )
     .option('--out <dir>', 'folder for <harness>/<probe>.yaml and <harness>/manifest.yaml', 'cassettes')
     .option('--seed <n>', 'simulator seed: the same seed gives the same ids', parseSeed, 1)
@@ -57,7 +62,10 @@ With --target hermes the gateway probes (chat stream with reasoning,
 Responses stream, idempotent retry, clarify, approval, a failing tool, a run
 cancelled from another transport, a revoked room grant) are recorded into
 <out>/hermes/ from the embedded Hermes gateway simulator, or from --server
-with --api-key.
+with --api-key. With --target codex the codex app-server probes (a text turn,
+a command approved, one rejected, an interrupt with the approval pending) run
+over WebSocket into <out>/codex-app-server/, from the embedded simulator or
+from --server ws://HOST:PORT (codex app-server --listen ws://...).
 
 Exit codes: 0 no drift, 1 a probe's observed capability differs from the
 declared one (DRIFT), 2 usage error or unreachable server.
@@ -65,7 +73,8 @@ declared one (DRIFT), 2 usage error or unreachable server.
 Examples:
   $ bench record --harness kiro-native
   $ bench record --harness claude-native --server http://127.0.0.1:6767 --probes basic_turn,streaming
-  $ bench record --target hermes`,
+  $ bench record --target hermes
+  $ bench record --target codex --server ws://127.0.0.1:4500`,
     )
     .action((flags: RecordFlags) =>
       runCommand(async () => {
@@ -79,34 +88,43 @@ Examples:
           if (e.kind === 'start') process.stderr.write(`  ${e.probe} ... `);
           else process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
         };
-        if (flags.target !== 'omnigent' && flags.target !== 'hermes')
-          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent (with --harness) or hermes`);
+        if (!['omnigent', 'hermes', 'codex'].includes(flags.target))
+          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent (with --harness), hermes or codex`);
         if (flags.target === 'omnigent' && !flags.harness)
           throw new UsageError(
             `--harness is required for the omnigent target: ${recordableHarnessIds().join(', ')}; or use --target hermes`,
           );
-        if (flags.target === 'hermes' && flags.harness)
-          throw new UsageError('--harness names an omnigent harness; the hermes target records the gateway probes without one');
+        if (flags.target !== 'omnigent' && flags.harness)
+          throw new UsageError(`--harness names an omnigent harness; the ${flags.target} target records its own probes without one`);
         const manifest =
-          flags.target === 'hermes'
-            ? await recordGateway({
+          flags.target === 'codex'
+            ? await recordCodex({
                 server: flags.server,
-                apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
                 probes,
                 outDir: flags.out,
                 seed: flags.seed,
                 redact: await loadRedactionConfig(flags.config),
                 onProgress: progress,
               })
-            : await recordHarness({
-                harness: flags.harness as string,
-                server: flags.server,
-                probes,
-                outDir: flags.out,
-                simulator: { seed: flags.seed, latencyMs: flags.latency },
-                redact: await loadRedactionConfig(flags.config),
-                onProgress: progress,
-              });
+            : flags.target === 'hermes'
+              ? await recordGateway({
+                  server: flags.server,
+                  apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
+                  probes,
+                  outDir: flags.out,
+                  seed: flags.seed,
+                  redact: await loadRedactionConfig(flags.config),
+                  onProgress: progress,
+                })
+              : await recordHarness({
+                  harness: flags.harness as string,
+                  server: flags.server,
+                  probes,
+                  outDir: flags.out,
+                  simulator: { seed: flags.seed, latencyMs: flags.latency },
+                  redact: await loadRedactionConfig(flags.config),
+                  onProgress: progress,
+                });
         if (flags.json) {
           process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
         } else {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
+import { startCodexSimulator } from '../../simulator/codex/index.js';
 import { SIMULATOR_API_KEY, startHermesSimulator } from '../../simulator/hermes/index.js';
 import { startOmnigentSimulator } from '../../simulator/omnigent/index.js';
 import { parsePort, parseSeed, parseWholeMs } from '../options.js';
@@ -19,7 +20,7 @@ export function registerSim(program: Command): void {
   program
     .command('sim')
     .description('run a simulator standalone: the omnigent session API (default) or the Hermes gateway, with deterministic ids')
-    .option('--target <kind>', 'omnigent or hermes', 'omnigent')
+    .option('--target <kind>', 'omnigent, hermes or codex (codex app-server over WebSocket)', 'omnigent')
     .option('--api-key <key>', `hermes: the key clients must send as Bearer (default ${SIMULATOR_API_KEY})`)
     .option('--port <n>', 'port to listen on; 0 picks a free one', parsePort, 0)
     .option('--host <address>', 'address to bind', '127.0.0.1')
@@ -32,7 +33,7 @@ export function registerSim(program: Command): void {
     )
     .addHelpText(
       'after',
-      '\nThe first line on stdout is "listening on URL". Stop with Ctrl-C.\n--latency and --mutate apply to the omnigent simulator.\n\nExamples:\n  $ bench sim --port 6767 --latency 50\n  $ bench sim --target hermes --port 8642',
+      '\nThe first line on stdout is "listening on URL". Stop with Ctrl-C.\n--latency and --mutate apply to the omnigent simulator.\n\nExamples:\n  $ bench sim --port 6767 --latency 50\n  $ bench sim --target hermes --port 8642\n  $ bench sim --target codex --port 4500',
     )
     .action((flags: SimFlags) =>
       runCommand(async () => {
@@ -40,26 +41,28 @@ export function registerSim(program: Command): void {
           process.once('SIGINT', () => resolve());
           process.once('SIGTERM', () => resolve());
         });
-        if (flags.target !== 'omnigent' && flags.target !== 'hermes')
-          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent or hermes`);
-        if (flags.target === 'hermes' && flags.mutate) throw new UsageError('--mutate applies to the omnigent simulator only');
+        if (!['omnigent', 'hermes', 'codex'].includes(flags.target))
+          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent, hermes or codex`);
+        if (flags.target !== 'omnigent' && flags.mutate) throw new UsageError('--mutate applies to the omnigent simulator only');
         if (flags.apiKey !== undefined && flags.apiKey.length < 16)
           throw new UsageError('--api-key must be at least 16 characters, as the real gateway requires');
         const sim =
-          flags.target === 'hermes'
-            ? await startHermesSimulator({
-                port: flags.port,
-                host: flags.host,
-                seed: flags.seed,
-                ...(flags.apiKey ? { apiKey: flags.apiKey } : {}),
-              })
-            : await startOmnigentSimulator({
-                port: flags.port,
-                host: flags.host,
-                seed: flags.seed,
-                latencyMs: flags.latency,
-                ...(flags.mutate ? { mutate: flags.mutate } : {}),
-              });
+          flags.target === 'codex'
+            ? await startCodexSimulator({ port: flags.port, host: flags.host, seed: flags.seed })
+            : flags.target === 'hermes'
+              ? await startHermesSimulator({
+                  port: flags.port,
+                  host: flags.host,
+                  seed: flags.seed,
+                  ...(flags.apiKey ? { apiKey: flags.apiKey } : {}),
+                })
+              : await startOmnigentSimulator({
+                  port: flags.port,
+                  host: flags.host,
+                  seed: flags.seed,
+                  latencyMs: flags.latency,
+                  ...(flags.mutate ? { mutate: flags.mutate } : {}),
+                });
         process.stdout.write(`listening on ${sim.url}\n`);
         await stopped;
         await sim.close();

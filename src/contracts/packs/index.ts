@@ -1,5 +1,6 @@
 import { UsageError } from '../../errors.js';
 import type { Pack } from '../pack.js';
+import { codexAppServer } from './codex.js';
 import { hermesRuns, hermesSessionStream } from './hermes.js';
 import { omnigentFullServer, omnigentNativeTui, omnigentStream } from './omnigent.js';
 import { hermesResponses, openaiChatCompletions, openaiResponses } from './openai.js';
@@ -13,6 +14,7 @@ export const BUILT_IN_PACKS: readonly Pack[] = [
   openaiResponses,
   hermesResponses,
   openaiChatCompletions,
+  codexAppServer,
 ];
 
 /** A built-in pack by name; an unknown name lists the known ones. */

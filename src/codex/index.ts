@@ -1,0 +1,11 @@
+export { CodexClient, methodOf, RpcCallError, type RpcMessage } from './client.js';
+export { CODEX_PROBE_NAMES, CODEX_PROBES, type CodexProbe, type CodexProbeName } from './probes.js';
+export {
+  CODEX_FOLDER,
+  CODEX_PACKS,
+  observeCodexProbe,
+  type RecordCodexOptions,
+  recordCodex,
+  replayCodexFile,
+  replayCodexProbe,
+} from './record-codex.js';

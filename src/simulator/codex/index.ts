@@ -1,0 +1,1 @@
+export { type CodexSimulator, type CodexSimulatorOptions, startCodexSimulator } from './server.js';
