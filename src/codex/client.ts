@@ -1,4 +1,5 @@
 import { WebSocket } from 'undici';
+import { MessageLog } from '../probes/message-log.js';
 
 export type RpcMessage = Record<string, unknown>;
 
@@ -18,20 +19,9 @@ export class RpcCallError extends Error {
  * for the one they need, and server requests answered by the probe.
  */
 export class CodexClient {
-  readonly messages: RpcMessage[] = [];
+  private readonly log = new MessageLog<RpcMessage>();
   private nextId = 1;
   private readonly replies = new Map<number, { resolve: (m: RpcMessage) => void }>();
-  private waiters: {
-    from: number;
-    match: (m: RpcMessage) => boolean;
-    resolve: (m: RpcMessage | undefined) => void;
-    timer: NodeJS.Timeout;
-  }[] = [];
-  private closed = false;
-  private markClosed: () => void = () => {};
-  private readonly closedPromise = new Promise<void>((resolve) => {
-    this.markClosed = resolve;
-  });
 
   private constructor(private readonly ws: WebSocket) {
     ws.addEventListener('message', (event) => {
@@ -41,24 +31,15 @@ export class CodexClient {
       } catch {
         return;
       }
-      this.messages.push(m);
+      this.log.push(m);
       if (typeof m.id === 'number' && !('method' in m)) this.replies.get(m.id)?.resolve(m);
-      for (const w of [...this.waiters]) {
-        if (this.messages.length - 1 >= w.from && w.match(m)) {
-          clearTimeout(w.timer);
-          this.waiters.splice(this.waiters.indexOf(w), 1);
-          w.resolve(m);
-        }
-      }
     });
-    ws.addEventListener('close', () => {
-      this.closed = true;
-      this.markClosed();
-      for (const w of this.waiters.splice(0)) {
-        clearTimeout(w.timer);
-        w.resolve(undefined);
-      }
-    });
+    ws.addEventListener('close', () => this.log.end());
+  }
+
+  /** Every message the server sent, in arrival order. */
+  get messages(): RpcMessage[] {
+    return this.log.items;
   }
 
   /** Connects and performs the handshake: initialize, then the initialized notification. */
@@ -104,26 +85,13 @@ export class CodexClient {
 
   /** The first message at or after index `from` that matches, or undefined on timeout or close. */
   waitFor(match: (m: RpcMessage) => boolean, timeoutMs: number, from = 0): Promise<RpcMessage | undefined> {
-    const seen = this.messages.slice(from).find(match);
-    if (seen || this.closed) return Promise.resolve(seen);
-    return new Promise((resolve) => {
-      const waiter = {
-        from,
-        match,
-        resolve,
-        timer: setTimeout(() => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
-          resolve(undefined);
-        }, timeoutMs),
-      };
-      this.waiters.push(waiter);
-    });
+    return this.log.waitFor(match, timeoutMs, from);
   }
 
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.log.isEnded) return;
     this.ws.close(1000, 'done');
-    await this.closedPromise;
+    await this.log.ended;
   }
 }
 

@@ -1,5 +1,6 @@
 import { eventType } from '../contracts/stream-events.js';
 import { SseParser } from '../sse/index.js';
+import { MessageLog } from './message-log.js';
 import { type FetchLike, INTERNAL_ORIGIN } from './session-client.js';
 
 export interface StreamEvent {
@@ -7,25 +8,12 @@ export interface StreamEvent {
   data: Record<string, unknown>;
 }
 
-interface Waiter {
-  from: number;
-  match: (e: StreamEvent) => boolean;
-  resolve: (e: StreamEvent | undefined) => void;
-  timer: NodeJS.Timeout;
-}
-
 /**
  * A subscription to a session stream: collects events as they arrive and lets
  * the driver wait for the one it needs next, with a timeout.
  */
 export class StreamReader {
-  readonly events: StreamEvent[] = [];
-  private waiters: Waiter[] = [];
-  private ended = false;
-  private markEnded: () => void = () => {};
-  private readonly endedPromise = new Promise<void>((resolve) => {
-    this.markEnded = resolve;
-  });
+  private readonly log = new MessageLog<StreamEvent>();
   private lastEventAt = Date.now();
   error: string | undefined;
 
@@ -33,6 +21,11 @@ export class StreamReader {
   sawDone = false;
 
   private constructor(private readonly controller: AbortController) {}
+
+  /** Every event so far, in arrival order. */
+  get events(): StreamEvent[] {
+    return this.log.items;
+  }
 
   /** Opens the stream and resolves once the server's subscription-ready heartbeat arrived. */
   static async open(baseUrl: string, sessionId: string, fetch: FetchLike, timeoutMs: number): Promise<StreamReader> {
@@ -82,50 +75,23 @@ export class StreamReader {
     } catch (err) {
       if (!this.controller.signal.aborted) this.error = (err as Error).message;
     } finally {
-      this.ended = true;
-      this.markEnded();
-      for (const w of this.waiters) {
-        clearTimeout(w.timer);
-        w.resolve(undefined);
-      }
-      this.waiters = [];
+      this.log.end();
     }
   }
 
   private push(event: StreamEvent): void {
-    this.events.push(event);
     this.lastEventAt = Date.now();
-    const index = this.events.length - 1;
-    for (const w of [...this.waiters]) {
-      if (index >= w.from && w.match(event)) {
-        clearTimeout(w.timer);
-        this.waiters.splice(this.waiters.indexOf(w), 1);
-        w.resolve(event);
-      }
-    }
+    this.log.push(event);
   }
 
   /** The first event at or after index `from` that matches, or undefined on timeout or stream end. */
   waitFor(match: (e: StreamEvent) => boolean, timeoutMs: number, from = 0): Promise<StreamEvent | undefined> {
-    const found = this.events.slice(from).find(match);
-    if (found || this.ended) return Promise.resolve(found);
-    return new Promise((resolve) => {
-      const waiter: Waiter = {
-        from,
-        match,
-        resolve,
-        timer: setTimeout(() => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
-          resolve(undefined);
-        }, timeoutMs),
-      };
-      this.waiters.push(waiter);
-    });
+    return this.log.waitFor(match, timeoutMs, from);
   }
 
   /** Resolves once no event has arrived for `quietMs` (or the stream ended). */
   async settle(quietMs: number): Promise<void> {
-    while (!this.ended) {
+    while (!this.log.isEnded) {
       const idle = Date.now() - this.lastEventAt;
       if (idle >= quietMs) return;
       await new Promise((r) => setTimeout(r, quietMs - idle));
@@ -135,7 +101,7 @@ export class StreamReader {
   /** Resolves when the server ends the stream, or after `timeoutMs`. */
   async untilEnd(timeoutMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.endedPromise, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
+    await Promise.race([this.log.ended, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
   }
 
