@@ -119,6 +119,22 @@ export function checkRule(rule: Rule, events: readonly CheckedEvent[], seg: Segm
         v(start, `the first event is ${at(start).type}, not ${rule.event}`);
       break;
     }
+    case 'progression': {
+      const sel = compileSelector(rule.event);
+      const reached = new Map<string, number>();
+      for (let i = start; i < end; i++) {
+        const e = at(i);
+        if (!sel.matches(e)) continue;
+        const value = String(valueAt(e.data, rule.field));
+        const stage = rule.stages.findIndex((st) => st.includes(value));
+        if (stage === -1) continue;
+        const key = String(valueAt(e.data, rule.key));
+        const top = reached.get(key) ?? -1;
+        if (stage < top) v(i, `${rule.field} ${value} after ${rule.stages[top]?.join('|')} for ${rule.key}=${key}`);
+        else reached.set(key, stage);
+      }
+      break;
+    }
     case 'sequence': {
       let prev: number | undefined;
       for (let i = start; i < end; i++) {

@@ -14,6 +14,7 @@ export {
   never,
   pairedBy,
   precedes,
+  progression,
   type Rule,
   type RuleKind,
   ruleSchema,

@@ -26,6 +26,14 @@ export const ruleSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('firstEvent'), ...meta, event: selectorSchema }),
   z.strictObject({ kind: z.literal('framing'), ...meta, forbid: z.array(z.enum(['id', 'retry', 'comment'])).min(1) }),
   z.strictObject({
+    kind: z.literal('progression'),
+    ...meta,
+    event: selectorSchema,
+    key: z.string().min(1),
+    field: z.string().min(1),
+    stages: z.array(z.array(z.string()).min(1)).min(2),
+  }),
+  z.strictObject({
     kind: z.literal('sequence'),
     ...meta,
     field: z.string().min(1),
@@ -38,6 +46,11 @@ export type RuleKind = Rule['kind'];
 
 type Meta = { name: string; description: string; source: string; scope?: 'stream' | 'turn' };
 const withScope = <T extends Meta>(m: T) => ({ ...m, scope: m.scope ?? 'turn' });
+
+/** Metadata for stream-scoped rules that share one reference: `const m = streamMeta('ref §4'); precedes(a, b, m(name, description, 'OC1'))`. */
+export const streamMeta =
+  (ref: string) =>
+  (name: string, description: string, source: string): Meta => ({ name, description, source: `${ref} ${source}`, scope: 'stream' });
 
 /** Every `later` event has an `earlier` one before it. */
 export const precedes = (earlier: string, later: string, m: Meta): Rule => ({ kind: 'precedes', ...withScope(m), earlier, later });
@@ -94,6 +107,18 @@ export const sequence = (field: string, opts: { start?: number; step?: number },
   ...opts,
 });
 
+/**
+ * Among the `event`s with the same `key`, the value at `field` never moves back
+ * through `stages` (each stage lists the values it allows): a tool's state goes
+ * pending, running, then completed or error, however often each repeats.
+ */
+export const progression = (event: string, opts: { key: string; field: string; stages: string[][] }, m: Meta): Rule => ({
+  kind: 'progression',
+  ...withScope({ ...m, scope: m.scope ?? 'stream' }),
+  event,
+  ...opts,
+});
+
 /** A rule in one line, as reports print it. */
 export function describeRule(rule: Rule): string {
   switch (rule.kind) {
@@ -115,6 +140,8 @@ export function describeRule(rule: Rule): string {
       return `firstEvent(${rule.event})`;
     case 'framing':
       return `framing(no ${rule.forbid.join(', ')})`;
+    case 'progression':
+      return `progression(${rule.event} by ${rule.key}: ${rule.field} ${rule.stages.map((st) => st.join('|')).join(' -> ')})`;
     case 'sequence':
       return `sequence(${rule.field}${rule.start === undefined ? '' : ` from ${rule.start}`}${rule.step === undefined ? ', increasing' : ` by ${rule.step}`})`;
   }

@@ -1,4 +1,4 @@
-import type { FetchLike } from '../probes/index.js';
+import type { FetchLike } from '../probes/session-client.js';
 import { StreamReader } from '../probes/stream-reader.js';
 
 export interface GatewayReply {
@@ -7,11 +7,11 @@ export interface GatewayReply {
   json: Record<string, unknown>;
 }
 
-/** A small client for the Hermes gateway: JSON calls and SSE streams, with the API key or a room grant. */
-export class GatewayClient {
+/** A small JSON-and-SSE HTTP client for probes: any status comes back, every request carries the default headers. */
+export class JsonClient {
   constructor(
     readonly baseUrl: string,
-    readonly apiKey: string,
+    readonly defaults: Record<string, string>,
     readonly fetch: FetchLike = (url, init) => globalThis.fetch(url, init),
   ) {}
 
@@ -19,7 +19,7 @@ export class GatewayClient {
     return {
       method,
       headers: {
-        authorization: `Bearer ${this.apiKey}`,
+        ...this.defaults,
         accept,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...headers,
@@ -49,5 +49,12 @@ export class GatewayClient {
       signal: controller.signal,
     });
     return StreamReader.follow(res, controller);
+  }
+}
+
+/** The Hermes gateway's client: the API key as Bearer by default; a room grant replaces it per request. */
+export class GatewayClient extends JsonClient {
+  constructor(baseUrl: string, apiKey: string, fetch?: FetchLike) {
+    super(baseUrl, { authorization: `Bearer ${apiKey}` }, fetch);
   }
 }

@@ -1,4 +1,4 @@
-export { GatewayClient, type GatewayReply } from './client.js';
+export { GatewayClient, type GatewayReply, JsonClient } from './client.js';
 export { GATEWAY_PROBE_NAMES, GATEWAY_PROBES, type GatewayProbe, type GatewayProbeName } from './probes.js';
 export {
   GATEWAY_FOLDER,

@@ -6,11 +6,15 @@ import { writeFileAtomic } from '../cassette/index.js';
 import { CODEX_PROBE_NAMES } from '../codex/probes.js';
 import { TapedeckError } from '../errors.js';
 import { GATEWAY_PROBE_NAMES } from '../gateway/probes.js';
+import { OPENCODE_PROBE_NAMES } from '../opencode/probes.js';
 import { PROBE_NAMES } from './probes.js';
 import { verdictSchema } from './verdict.js';
 
 export const probeResultSchema = z.strictObject({
-  probe: z.enum([...new Set([...PROBE_NAMES, ...GATEWAY_PROBE_NAMES, ...CODEX_PROBE_NAMES])] as [string, ...string[]]),
+  probe: z.enum([...new Set([...PROBE_NAMES, ...GATEWAY_PROBE_NAMES, ...CODEX_PROBE_NAMES, ...OPENCODE_PROBE_NAMES])] as [
+    string,
+    ...string[],
+  ]),
   priority: z.enum(['P0', 'P1']),
   declared: verdictSchema.optional(),
   observed: verdictSchema,
@@ -27,7 +31,7 @@ export const probeResultSchema = z.strictObject({
 export const manifestSchema = z.strictObject({
   version: z.literal(1),
   /** Which driver and probes: the omnigent native-tui bench (the default), the Hermes gateway, or codex app-server. */
-  suite: z.enum(['native-tui', 'hermes-gateway', 'codex-app-server']).optional(),
+  suite: z.enum(['native-tui', 'hermes-gateway', 'codex-app-server', 'opencode-serve']).optional(),
   harness: z.string(),
   target: z.string(),
   recordedAt: z.string(),

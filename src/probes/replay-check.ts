@@ -6,6 +6,7 @@ import { replayCodexFile } from '../codex/record-codex.js';
 import { UsageError } from '../errors.js';
 import { replayGatewayProbe } from '../gateway/record-gateway.js';
 import type { HarnessProfile } from '../harnesses/index.js';
+import { replayOpenCodeProbe } from '../opencode/record-opencode.js';
 import { cassetteDispatcher, type ReplayOptions } from '../replayer/index.js';
 import { type DriverTimings, SessionDriver } from './driver.js';
 import { loadManifest, type ProbeResult } from './manifest.js';
@@ -82,27 +83,21 @@ export async function recordedProbes(dir: string): Promise<RecordedProbe[]> {
       };
       const probe = PROBES.find((p) => p.name === result.probe);
       if (harness && probe) out.push({ ...base, replay: (door, timings) => replayProbe({ harness, probe }, door, timings) });
-      if (manifest.suite === 'codex-app-server')
+      // WebSocket sessions replay through a socket of their own: the door's fetch has no part in it.
+      const replaySuite =
+        manifest.suite === 'codex-app-server'
+          ? (_door: ReplayDoor, turnMs?: number) => replayCodexFile(result.probe, base.file, turnMs)
+          : manifest.suite === 'opencode-serve'
+            ? (door: ReplayDoor, turnMs?: number) => replayOpenCodeProbe(result.probe, door.baseUrl ?? REPLAY_ORIGIN, door.fetch, turnMs)
+            : gateway
+              ? (door: ReplayDoor, turnMs?: number) => replayGatewayProbe(result.probe, door.baseUrl ?? REPLAY_ORIGIN, door.fetch, turnMs)
+              : undefined;
+      if (replaySuite)
         out.push({
           ...base,
-          // WebSocket sessions replay through a socket of their own: the door's fetch has no part in it.
           replay: (door, timings) =>
             settle(door, async () => {
-              const { verdict, reason } = await replayCodexFile(result.probe, base.file, timings?.turnMs);
-              return { replayed: verdict, reason };
-            }),
-        });
-      if (gateway)
-        out.push({
-          ...base,
-          replay: (door, timings) =>
-            settle(door, async () => {
-              const { verdict, reason } = await replayGatewayProbe(
-                result.probe,
-                door.baseUrl ?? REPLAY_ORIGIN,
-                door.fetch,
-                timings?.turnMs,
-              );
+              const { verdict, reason } = await replaySuite(door, timings?.turnMs);
               return { replayed: verdict, reason };
             }),
         });

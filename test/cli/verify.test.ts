@@ -8,7 +8,7 @@ describe('bench verify', () => {
   it('passes every committed cassette and says what it checked', async () => {
     const r = await runBench(['verify']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^checked 49 cassettes, 85 streams, \d+ events against 65 rules: no violations\n$/);
+    expect(r.stdout).toMatch(/^checked 53 cassettes, 89 streams, \d+ events against 77 rules: no violations\n$/);
   });
 
   it('exits 1 and names the rule when a hand-edited cassette breaks one', async () => {
@@ -29,7 +29,7 @@ describe('bench verify', () => {
     const p = await runBench(['verify', '--pack', 'nope']);
     expect(p.code).toBe(2);
     expect(p.stderr).toBe(
-      'bench: unknown pack "nope"; built-in packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, hermes/responses, openai/chat-completions, codex/app-server\n',
+      'bench: unknown pack "nope"; built-in packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, hermes/responses, openai/chat-completions, codex/app-server, opencode/events\n',
     );
     const f = await runBench(['verify', '--format', 'xml']);
     expect(f.code).toBe(2);

@@ -10,6 +10,7 @@ import {
   never,
   pairedBy,
   precedes,
+  progression,
   type Rule,
   sequence,
   terminal,
@@ -30,6 +31,7 @@ const rulesUnderTest: Rule[] = [
   firstEvent('a', m),
   sequence('k', { start: 1, step: 1 }, m),
   sequence('k', {}, m),
+  progression('a', { key: 'none', field: 'k', stages: [['1'], ['2', '3']] }, m),
 ];
 
 const eventArb = fc.tuple(fc.constantFrom(...alphabet), fc.constantFrom('1', '2', '3', 'x')).map(([t, k]) => `${t}:${k}`);

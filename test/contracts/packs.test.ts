@@ -31,6 +31,13 @@ function eventFor(selector: string, extra: Record<string, unknown> = {}): Checke
 
 const unrelated: CheckedEvent = { type: 'zz.unrelated', data: {} };
 
+function setPath(data: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let cur = data;
+  for (const p of parts.slice(0, -1)) cur = (cur[p] ??= {}) as Record<string, unknown>;
+  cur[parts.at(-1) as string] = value;
+}
+
 /** The smallest sequence that breaks a rule, and the index where it breaks. */
 function minimalViolation(rule: Rule): [CheckedEvent[], number] {
   switch (rule.kind) {
@@ -52,6 +59,16 @@ function minimalViolation(rule: Rule): [CheckedEvent[], number] {
       return [[unrelated], 0];
     case 'framing':
       return [[{ ...unrelated, id: '1', retry: 5, comment: ' c' }], 0];
+    case 'progression': {
+      // The later stage first, then an earlier one for the same key: the second moves back.
+      const at = (stage: number) => {
+        const e = eventFor(rule.event);
+        setPath(e.data as Record<string, unknown>, rule.key, 'k1');
+        setPath(e.data as Record<string, unknown>, rule.field, rule.stages[stage]?.[0]);
+        return e;
+      };
+      return [[at(1), at(0)], 1];
+    }
     case 'sequence': {
       const at = (n: number) => eventFor('zz.numbered', { [rule.field]: n });
       return rule.start === undefined ? [[at(5), at(5)], 1] : [[at(rule.start + 1)], 0];
@@ -89,6 +106,7 @@ describe('built-in packs', () => {
       'hermes/responses',
       'openai/chat-completions',
       'codex/app-server',
+      'opencode/events',
     ]);
   });
 });

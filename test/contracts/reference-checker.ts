@@ -60,6 +60,14 @@ export function referenceViolations(rule: Rule, events: string[]): number[] {
         break;
       case 'framing':
         break;
+      case 'progression': {
+        // Events here are type:key; the key doubles as the stage value, one event stream per rule test.
+        const stageOf = (x: string) => rule.stages.findIndex((st) => st.includes(key(x)));
+        if (!is(e, rule.event) || stageOf(e) === -1) break;
+        const earlier = before.filter((b) => is(b, rule.event) && stageOf(b) !== -1).map(stageOf);
+        if (earlier.some((st) => st > stageOf(e))) bad.push(j);
+        break;
+      }
       case 'sequence': {
         const num = (x: string) => (/^\d+$/.test(key(x)) ? Number(key(x)) : undefined);
         const value = num(e);

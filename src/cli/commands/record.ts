@@ -4,6 +4,7 @@ import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
 import { GATEWAY_PROBE_NAMES, recordGateway } from '../../gateway/index.js';
 import { recordableHarnessIds } from '../../harnesses/index.js';
+import { OPENCODE_PROBE_NAMES, recordOpenCode } from '../../opencode/index.js';
 import { type Manifest, PROBE_NAMES, recordHarness, VERDICT_SYMBOL, type Verdict } from '../../probes/index.js';
 import { parseSeed, parseWholeMs } from '../options.js';
 import { runCommand } from '../run-command.js';
@@ -44,7 +45,7 @@ export function registerRecord(program: Command): void {
     .option('--api-key <key>', 'hermes: the gateway API key for --server (default $HERMES_API_KEY)')
     .option(
       '--probes <list>',
-      `comma-separated subset of: ${PROBE_NAMES.join(', ')} (omnigent); ${GATEWAY_PROBE_NAMES.join(', ')} (hermes); ${CODEX_PROBE_NAMES.join(', ')} (codex)`,
+      `comma-separated subset of: ${PROBE_NAMES.join(', ')} (omnigent); ${GATEWAY_PROBE_NAMES.join(', ')} (hermes); ${CODEX_PROBE_NAMES.join(', ')} (codex); ${OPENCODE_PROBE_NAMES.join(', ')} (opencode)`,
     )
     .option('--out <dir>', 'folder for <harness>/<probe>.yaml and <harness>/manifest.yaml', 'cassettes')
     .option('--seed <n>', 'simulator seed: the same seed gives the same ids', parseSeed, 1)
@@ -65,7 +66,11 @@ cancelled from another transport, a revoked room grant) are recorded into
 with --api-key. With --target codex the codex app-server probes (a text turn,
 a command approved, one rejected, an interrupt with the approval pending) run
 over WebSocket into <out>/codex-app-server/, from the embedded simulator or
-from --server ws://HOST:PORT (codex app-server --listen ws://...).
+from --server ws://HOST:PORT (codex app-server --listen ws://...). With
+--target opencode the opencode probes (a text turn, a bash call allowed once,
+one rejected, an abort with the permission pending) run against \`opencode
+serve\` over HTTP and its /event stream into <out>/opencode-serve/ (Basic auth
+from $OPENCODE_SERVER_PASSWORD for --server).
 
 Exit codes: 0 no drift, 1 a probe's observed capability differs from the
 declared one (DRIFT), 2 usage error or unreachable server.
@@ -88,8 +93,8 @@ Examples:
           if (e.kind === 'start') process.stderr.write(`  ${e.probe} ... `);
           else process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
         };
-        if (!['omnigent', 'hermes', 'codex'].includes(flags.target))
-          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent (with --harness), hermes or codex`);
+        if (!['omnigent', 'hermes', 'codex', 'opencode'].includes(flags.target))
+          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent (with --harness), hermes, codex or opencode`);
         if (flags.target === 'omnigent' && !flags.harness)
           throw new UsageError(
             `--harness is required for the omnigent target: ${recordableHarnessIds().join(', ')}; or use --target hermes`,
@@ -97,34 +102,44 @@ Examples:
         if (flags.target !== 'omnigent' && flags.harness)
           throw new UsageError(`--harness names an omnigent harness; the ${flags.target} target records its own probes without one`);
         const manifest =
-          flags.target === 'codex'
-            ? await recordCodex({
+          flags.target === 'opencode'
+            ? await recordOpenCode({
                 server: flags.server,
+                password: process.env.OPENCODE_SERVER_PASSWORD,
                 probes,
                 outDir: flags.out,
                 seed: flags.seed,
                 redact: await loadRedactionConfig(flags.config),
                 onProgress: progress,
               })
-            : flags.target === 'hermes'
-              ? await recordGateway({
+            : flags.target === 'codex'
+              ? await recordCodex({
                   server: flags.server,
-                  apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
                   probes,
                   outDir: flags.out,
                   seed: flags.seed,
                   redact: await loadRedactionConfig(flags.config),
                   onProgress: progress,
                 })
-              : await recordHarness({
-                  harness: flags.harness as string,
-                  server: flags.server,
-                  probes,
-                  outDir: flags.out,
-                  simulator: { seed: flags.seed, latencyMs: flags.latency },
-                  redact: await loadRedactionConfig(flags.config),
-                  onProgress: progress,
-                });
+              : flags.target === 'hermes'
+                ? await recordGateway({
+                    server: flags.server,
+                    apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
+                    probes,
+                    outDir: flags.out,
+                    seed: flags.seed,
+                    redact: await loadRedactionConfig(flags.config),
+                    onProgress: progress,
+                  })
+                : await recordHarness({
+                    harness: flags.harness as string,
+                    server: flags.server,
+                    probes,
+                    outDir: flags.out,
+                    simulator: { seed: flags.seed, latencyMs: flags.latency },
+                    redact: await loadRedactionConfig(flags.config),
+                    onProgress: progress,
+                  });
         if (flags.json) {
           process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
         } else {

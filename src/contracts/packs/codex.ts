@@ -1,13 +1,8 @@
 import type { Pack } from '../pack.js';
-import { eventually, exactlyOne, firstEvent, precedes } from '../rules.js';
+import { eventually, exactlyOne, firstEvent, precedes, streamMeta } from '../rules.js';
 
 const REF = 'native-server-transports.md §4';
-const m = (name: string, description: string, source: string) => ({
-  name,
-  description,
-  source: `${REF} ${source}`,
-  scope: 'stream' as const,
-});
+const m = streamMeta(REF);
 
 /** codex app-server over WebSocket: every frame of a session, both directions (client frames typed `client:<method>`). */
 export const codexAppServer: Pack = {

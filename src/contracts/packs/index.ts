@@ -4,6 +4,7 @@ import { codexAppServer } from './codex.js';
 import { hermesRuns, hermesSessionStream } from './hermes.js';
 import { omnigentFullServer, omnigentNativeTui, omnigentStream } from './omnigent.js';
 import { hermesResponses, openaiChatCompletions, openaiResponses } from './openai.js';
+import { opencodeEvents } from './opencode.js';
 
 export const BUILT_IN_PACKS: readonly Pack[] = [
   omnigentStream,
@@ -15,6 +16,7 @@ export const BUILT_IN_PACKS: readonly Pack[] = [
   hermesResponses,
   openaiChatCompletions,
   codexAppServer,
+  opencodeEvents,
 ];
 
 /** A built-in pack by name; an unknown name lists the known ones. */

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import type { Pack } from '../pack.js';
+import { eventually, exactlyOne, firstEvent, never, precedes, progression, streamMeta } from '../rules.js';
+
+const REF = 'native-server-transports.md §4';
+const m = streamMeta(REF);
+
+const envelope = (type: string, properties: z.ZodType) => z.looseObject({ id: z.string(), type: z.literal(type), properties });
+const session = { sessionID: z.string() };
+/** Every part names its session, message and type; a tool part also carries its state. */
+const part = z
+  .looseObject({ id: z.string(), sessionID: z.string(), messageID: z.string(), type: z.string() })
+  .refine((p) => p.type !== 'tool' || typeof (p as { state?: { status?: unknown } }).state?.status === 'string', {
+    error: 'a tool part carries state.status',
+  });
+
+/** Payloads of the /event envelopes a simulator and a driver rely on (§2 event catalog and shapes). */
+const opencodePayloads: Record<string, z.ZodType> = {
+  'server.connected': envelope('server.connected', z.looseObject({})),
+  'server.heartbeat': envelope('server.heartbeat', z.looseObject({})),
+  'session.created': envelope('session.created', z.looseObject({ ...session, info: z.looseObject({ id: z.string() }) })),
+  'session.updated': envelope('session.updated', z.looseObject({ ...session, info: z.looseObject({ id: z.string() }) })),
+  'session.deleted': envelope('session.deleted', z.looseObject({ ...session, info: z.looseObject({ id: z.string() }) })),
+  'message.updated': envelope(
+    'message.updated',
+    z.looseObject({ ...session, info: z.looseObject({ id: z.string(), role: z.enum(['user', 'assistant']) }) }),
+  ),
+  'message.part.updated': envelope('message.part.updated', z.looseObject({ ...session, part })),
+  'message.part.delta': envelope(
+    'message.part.delta',
+    z.looseObject({ ...session, messageID: z.string(), partID: z.string(), field: z.string(), delta: z.string() }),
+  ),
+  'session.status': envelope(
+    'session.status',
+    z.looseObject({ ...session, status: z.looseObject({ type: z.enum(['idle', 'busy', 'retry']) }) }),
+  ),
+  'session.idle': envelope('session.idle', z.looseObject(session)),
+  'session.diff': envelope('session.diff', z.looseObject({ ...session, diff: z.array(z.unknown()) })),
+  'session.error': envelope(
+    'session.error',
+    z.looseObject({ sessionID: z.string().optional(), error: z.looseObject({ name: z.string() }).optional() }),
+  ),
+  'permission.asked': envelope(
+    'permission.asked',
+    z.looseObject({ id: z.string(), ...session, permission: z.string(), patterns: z.array(z.string()), always: z.array(z.string()) }),
+  ),
+  'permission.replied': envelope(
+    'permission.replied',
+    z.looseObject({ ...session, requestID: z.string(), reply: z.enum(['once', 'always', 'reject']) }),
+  ),
+};
+
+/** `opencode serve`'s live `/event` stream: data-only `{id, type, properties}` envelopes. */
+export const opencodeEvents: Pack = {
+  name: 'opencode/events',
+  description:
+    'opencode /event: server.connected first; busy before idle; every busy settles in session.idle; permissions replied after they are asked.',
+  turnStarts: [{ method: 'POST', path: /\/session\/[^/]+\/prompt_async$/ }],
+  routes: [/\/event$/],
+  payloads: opencodePayloads,
+  optional: ['server.heartbeat', 'message.part.delta'],
+  rules: [
+    firstEvent('server.connected', m('connected-first', 'server.connected is the first event of every connection', 'OC1')),
+    exactlyOne(['server.connected'], m('connected-once', 'server.connected is sent once per connection', 'OC1')),
+    precedes(
+      'session.status[properties.status.type=busy]',
+      'session.idle',
+      m('idle-after-busy', 'session.idle follows a busy status', 'OC2, OC6'),
+    ),
+    eventually(
+      'session.idle',
+      { after: 'session.status[properties.status.type=busy]' },
+      m('busy-settles', 'a busy session ends in session.idle', 'OC6, OC7'),
+    ),
+    precedes('message.part.updated', 'message.part.delta', m('delta-after-part', 'a part is announced before its deltas', 'OC3')),
+    progression(
+      'message.part.updated[properties.part.type=tool]',
+      { key: 'properties.part.id', field: 'properties.part.state.status', stages: [['pending'], ['running'], ['completed', 'error']] },
+      m('tool-state-forward', "a tool part's state goes pending, running, then completed or error, never back", 'OC5, OC7'),
+    ),
+    precedes(
+      'permission.asked',
+      'permission.replied',
+      m('replied-after-asked', 'permission.replied follows the permission.asked it answers', 'OC5'),
+    ),
+    eventually(
+      'session.idle',
+      { after: 'message.part.updated[properties.part.state.status=error]' },
+      m('idle-after-tool-error', 'a tool that ended in error (rejected, aborted) is followed by session.idle', 'OC7'),
+    ),
+    never(
+      'message.part.updated[properties.part.type=text]',
+      { after: 'session.idle' },
+      { name: 'no-text-after-idle', description: "a turn's text is final before its session.idle", source: `${REF} OC6`, scope: 'turn' },
+    ),
+    never(
+      'message.part.updated[properties.part.state.status=completed]',
+      { after: 'session.idle' },
+      {
+        name: 'no-tool-result-after-idle',
+        description: 'a tool completes before the session.idle that ends its turn (only an aborted tool errors after it)',
+        source: `${REF} OC6, OC7`,
+        scope: 'turn',
+      },
+    ),
+    eventually(
+      'session.idle',
+      { after: 'session.error' },
+      m('idle-after-error', 'a session error (an abort) is followed by session.idle', 'OC7'),
+    ),
+  ],
+};

@@ -1,0 +1,1 @@
+export { type OpenCodeSimulator, type OpenCodeSimulatorOptions, startOpenCodeSimulator } from './server.js';
