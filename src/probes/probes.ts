@@ -67,7 +67,9 @@ async function policyTurn(driver: SessionDriver, action: 'deny' | 'allow' | 'ask
           await driver.approve(e.data.elicitation_id);
         }
       },
+      // I19 and I26: a late policy_denied, or an idle flap before the elicitation, must not end observation early.
       ...(action === 'deny' ? { linger: { type: 'response.policy_denied', ms: driver.timings.denyObserveMs } } : {}),
+      ...(action === 'ask' ? { linger: { type: 'response.elicitation_request', ms: driver.timings.denyObserveMs } } : {}),
     });
   } finally {
     await driver.deletePolicy(policyId);
