@@ -1,22 +1,15 @@
-import type { Verdict } from '../probes/verdict.js';
+import { unsupported as no, supported as ok, type SuiteObservation } from '../probes/observation.js';
 import { type CodexClient, methodOf, type RpcMessage } from './client.js';
 
 export const CODEX_PROBE_NAMES = ['text_turn', 'tool_approved', 'tool_rejected', 'interrupt'] as const;
 export type CodexProbeName = (typeof CODEX_PROBE_NAMES)[number];
 
-export interface CodexObservation {
-  observed: Verdict;
-  note: string;
-}
-
 export interface CodexProbe {
   name: CodexProbeName;
   priority: 'P0' | 'P1';
-  run(client: CodexClient, ctx: { cwd: string; turnMs: number }): Promise<CodexObservation>;
+  run(client: CodexClient, ctx: { cwd: string; turnMs: number }): Promise<SuiteObservation>;
 }
 
-const ok = (note: string): CodexObservation => ({ observed: 'SUPPORTED', note });
-const no = (note: string): CodexObservation => ({ observed: 'UNSUPPORTED', note });
 const params = (m: RpcMessage | undefined) => (m?.params ?? {}) as Record<string, unknown>;
 const item = (m: RpcMessage | undefined) => (params(m).item ?? {}) as Record<string, unknown>;
 const APPROVAL = 'item/commandExecution/requestApproval';

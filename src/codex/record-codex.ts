@@ -1,11 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Cassette, loadCassette, type RedactionConfig } from '../cassette/index.js';
+import { type Cassette, loadCassette } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 import type { Manifest } from '../probes/manifest.js';
-import { recordSuite, type SuiteProgress, selectNamed } from '../probes/record-suite.js';
-import { reconcile, type Verdict } from '../probes/verdict.js';
+import { LIVE_TURN_MS, observeSafely, recordSuite, SIMULATED_TURN_MS, type SuiteOptions, selectNamed } from '../probes/record-suite.js';
+import { reconcile } from '../probes/verdict.js';
 import { startReplayServer } from '../replayer/index.js';
 import { startCodexSimulator } from '../simulator/codex/index.js';
 import { CodexClient } from './client.js';
@@ -14,18 +14,9 @@ import { CODEX_PROBES, type CodexProbe } from './probes.js';
 /** The folder (under --out) and manifest harness name of codex app-server recordings. */
 export const CODEX_FOLDER = 'codex-app-server';
 export const CODEX_PACKS = ['codex/app-server'];
-export const CODEX_TURN_MS = 10_000;
-const LIVE_TURN_MS = 120_000;
 
-export interface RecordCodexOptions {
-  /** A live `codex app-server --listen ws://…` URL; without it the embedded simulator runs. */
-  server?: string | undefined;
-  probes?: readonly string[] | undefined;
-  outDir: string;
-  seed?: number;
-  redact?: RedactionConfig | undefined;
-  onProgress?: ((event: SuiteProgress) => void) | undefined;
-}
+/** `server` is a live `codex app-server --listen ws://…` URL. */
+export type RecordCodexOptions = SuiteOptions;
 
 /** The thread's working folder: fixed, so recordings compare (it becomes `<tmp>/…` in cassettes). */
 async function workspace(): Promise<string> {
@@ -35,25 +26,20 @@ async function workspace(): Promise<string> {
 }
 
 /** Connects, runs one probe and hangs up; connection trouble is UNKNOWN with the reason, never a capability verdict. */
-export async function observeCodexProbe(
-  probe: CodexProbe,
-  wsUrl: string,
-  turnMs = CODEX_TURN_MS,
-): Promise<{ observed: Verdict; reason: string }> {
+export async function observeCodexProbe(probe: CodexProbe, wsUrl: string, turnMs = SIMULATED_TURN_MS) {
   let client: CodexClient | undefined;
   try {
-    client = await CodexClient.connect(wsUrl);
-    const { observed, note } = await probe.run(client, { cwd: await workspace(), turnMs });
-    return { observed, reason: note };
-  } catch (err) {
-    return { observed: 'UNKNOWN', reason: `probe error: ${(err as Error).message}` };
+    return await observeSafely(async () => {
+      client = await CodexClient.connect(wsUrl);
+      return probe.run(client, { cwd: await workspace(), turnMs });
+    });
   } finally {
     await client?.close().catch(() => {});
   }
 }
 
 /** Replays a recorded codex probe through `bench replay`'s server (WebSocket sessions need a socket). */
-export async function replayCodexProbe(name: string, cassette: Cassette, turnMs = CODEX_TURN_MS) {
+export async function replayCodexProbe(name: string, cassette: Cassette, turnMs = SIMULATED_TURN_MS) {
   const probe = CODEX_PROBES.find((p) => p.name === name);
   if (!probe) throw new UsageError(`unknown codex probe ${name}`);
   const server = await startReplayServer([{ name, cassette }]);
@@ -90,7 +76,7 @@ export async function recordCodex(options: RecordCodexOptions): Promise<Manifest
       packs: CODEX_PACKS,
       redact: options.redact,
       probes,
-      observe: (probe, url) => observeCodexProbe(probe, url.replace(/^http/, 'ws'), simulator ? CODEX_TURN_MS : LIVE_TURN_MS),
+      observe: (probe, url) => observeCodexProbe(probe, url.replace(/^http/, 'ws'), simulator ? SIMULATED_TURN_MS : LIVE_TURN_MS),
       onProgress: options.onProgress,
     });
   } finally {

@@ -1,5 +1,5 @@
+import { unsupported as no, supported as ok, type SuiteObservation } from '../probes/observation.js';
 import type { StreamEvent } from '../probes/stream-reader.js';
-import type { Verdict } from '../probes/verdict.js';
 import type { GatewayClient } from './client.js';
 
 export const GATEWAY_PROBE_NAMES = [
@@ -14,19 +14,12 @@ export const GATEWAY_PROBE_NAMES = [
 ] as const;
 export type GatewayProbeName = (typeof GATEWAY_PROBE_NAMES)[number];
 
-export interface GatewayObservation {
-  observed: Verdict;
-  note: string;
-}
-
 export interface GatewayProbe {
   name: GatewayProbeName;
   priority: 'P0' | 'P1';
-  run(client: GatewayClient, turnMs: number): Promise<GatewayObservation>;
+  run(client: GatewayClient, turnMs: number): Promise<SuiteObservation>;
 }
 
-const ok = (note: string): GatewayObservation => ({ observed: 'SUPPORTED', note });
-const no = (note: string): GatewayObservation => ({ observed: 'UNSUPPORTED', note });
 const terminalRun = (e: StreamEvent) => e.type === 'run.completed' || e.type === 'run.failed' || e.type === 'run.cancelled';
 const errorCode = (json: Record<string, unknown>) => (json.error as { code?: unknown } | undefined)?.code;
 

@@ -1,23 +1,16 @@
 import type { JsonClient } from '../gateway/client.js';
+import { unsupported as no, supported as ok, type SuiteObservation } from '../probes/observation.js';
 import type { StreamEvent, StreamReader } from '../probes/stream-reader.js';
-import type { Verdict } from '../probes/verdict.js';
 
 export const OPENCODE_PROBE_NAMES = ['text_turn', 'tool_approved', 'tool_rejected', 'abort'] as const;
 export type OpenCodeProbeName = (typeof OPENCODE_PROBE_NAMES)[number];
 
-export interface OpenCodeObservation {
-  observed: Verdict;
-  note: string;
-}
-
 export interface OpenCodeProbe {
   name: OpenCodeProbeName;
   priority: 'P0' | 'P1';
-  run(client: JsonClient, turnMs: number): Promise<OpenCodeObservation>;
+  run(client: JsonClient, turnMs: number): Promise<SuiteObservation>;
 }
 
-const ok = (note: string): OpenCodeObservation => ({ observed: 'SUPPORTED', note });
-const no = (note: string): OpenCodeObservation => ({ observed: 'UNSUPPORTED', note });
 const props = (e: StreamEvent | undefined) => (e?.data.properties ?? {}) as Record<string, unknown>;
 const TOOL_PROMPT = 'Please run: echo hello-from-tool';
 

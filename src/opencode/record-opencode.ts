@@ -1,32 +1,22 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RedactionConfig } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 import { JsonClient } from '../gateway/client.js';
 import type { Manifest } from '../probes/manifest.js';
-import { recordSuite, type SuiteProgress, selectNamed } from '../probes/record-suite.js';
+import { LIVE_TURN_MS, observeSafely, recordSuite, SIMULATED_TURN_MS, type SuiteOptions, selectNamed } from '../probes/record-suite.js';
 import type { FetchLike } from '../probes/session-client.js';
-import { reconcile, type Verdict } from '../probes/verdict.js';
+import { reconcile } from '../probes/verdict.js';
 import { startOpenCodeSimulator } from '../simulator/opencode/index.js';
 import { OPENCODE_PROBES, type OpenCodeProbe } from './probes.js';
 
 /** The folder (under --out) and manifest harness name of opencode recordings. */
 export const OPENCODE_FOLDER = 'opencode-serve';
 export const OPENCODE_PACKS = ['opencode/events'];
-export const OPENCODE_TURN_MS = 10_000;
-const LIVE_TURN_MS = 120_000;
 
-export interface RecordOpenCodeOptions {
-  /** A live `opencode serve` base URL; without it the embedded simulator runs. */
-  server?: string | undefined;
+export interface RecordOpenCodeOptions extends SuiteOptions {
   /** `OPENCODE_SERVER_PASSWORD` of a live server (Basic auth as `opencode`). */
   password?: string | undefined;
-  probes?: readonly string[] | undefined;
-  outDir: string;
-  seed?: number;
-  redact?: RedactionConfig | undefined;
-  onProgress?: ((event: SuiteProgress) => void) | undefined;
 }
 
 /** The client every opencode probe uses: the workspace as `x-opencode-directory`, Basic auth when a password is set. */
@@ -38,17 +28,11 @@ async function clientFor(baseUrl: string, fetch?: FetchLike, password?: string):
 }
 
 /** Runs one probe; trouble reaching the server is UNKNOWN with the reason, never a capability verdict. */
-export async function observeOpenCodeProbe(probe: OpenCodeProbe, client: JsonClient, turnMs = OPENCODE_TURN_MS) {
-  try {
-    const { observed, note } = await probe.run(client, turnMs);
-    return { observed, reason: note };
-  } catch (err) {
-    return { observed: 'UNKNOWN' as Verdict, reason: `probe error: ${(err as Error).message}` };
-  }
-}
+export const observeOpenCodeProbe = (probe: OpenCodeProbe, client: JsonClient, turnMs = SIMULATED_TURN_MS) =>
+  observeSafely(() => probe.run(client, turnMs));
 
 /** Replays a recorded opencode probe through any HTTP door (a fetch). */
-export async function replayOpenCodeProbe(name: string, baseUrl: string, fetch: FetchLike, turnMs = OPENCODE_TURN_MS) {
+export async function replayOpenCodeProbe(name: string, baseUrl: string, fetch: FetchLike, turnMs = SIMULATED_TURN_MS) {
   const probe = OPENCODE_PROBES.find((p) => p.name === name);
   if (!probe) throw new UsageError(`unknown opencode probe ${name}`);
   const { observed, reason } = await observeOpenCodeProbe(probe, await clientFor(baseUrl, fetch), turnMs);
@@ -72,7 +56,7 @@ export async function recordOpenCode(options: RecordOpenCodeOptions): Promise<Ma
       redact: options.redact,
       probes,
       observe: async (probe, url) =>
-        observeOpenCodeProbe(probe, await clientFor(url, undefined, options.password), simulator ? OPENCODE_TURN_MS : LIVE_TURN_MS),
+        observeOpenCodeProbe(probe, await clientFor(url, undefined, options.password), simulator ? SIMULATED_TURN_MS : LIVE_TURN_MS),
       onProgress: options.onProgress,
     });
   } finally {

@@ -4,7 +4,33 @@ import type { RedactionConfig } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 import { recordToFile } from '../recorder/index.js';
 import { type Manifest, type ProbeResult, writeManifest } from './manifest.js';
+import type { SuiteObservation } from './observation.js';
 import { reconcile, type Verdict } from './verdict.js';
+
+/** Ceilings for one probe's waits: against a simulator or a replay, and against a live server. */
+export const SIMULATED_TURN_MS = 10_000;
+export const LIVE_TURN_MS = 120_000;
+
+/** Options every suite recording takes. */
+export interface SuiteOptions {
+  /** A live server; without it the suite's embedded simulator runs. */
+  server?: string | undefined;
+  probes?: readonly string[] | undefined;
+  outDir: string;
+  seed?: number;
+  redact?: RedactionConfig | undefined;
+  onProgress?: ((event: SuiteProgress) => void) | undefined;
+}
+
+/** Runs a probe; trouble talking to the server is UNKNOWN with the reason, never a capability verdict. */
+export async function observeSafely(run: () => Promise<SuiteObservation>): Promise<{ observed: Verdict; reason: string }> {
+  try {
+    const { observed, note } = await run();
+    return { observed, reason: note };
+  } catch (err) {
+    return { observed: 'UNKNOWN', reason: `probe error: ${(err as Error).message}` };
+  }
+}
 
 export type SuiteProgress = { kind: 'start'; probe: string } | { kind: 'done'; result: ProbeResult; seconds: number };
 

@@ -101,44 +101,25 @@ Examples:
           );
         if (flags.target !== 'omnigent' && flags.harness)
           throw new UsageError(`--harness names an omnigent harness; the ${flags.target} target records its own probes without one`);
+        const common = {
+          server: flags.server,
+          probes,
+          outDir: flags.out,
+          seed: flags.seed,
+          redact: await loadRedactionConfig(flags.config),
+          onProgress: progress,
+        };
         const manifest =
           flags.target === 'opencode'
-            ? await recordOpenCode({
-                server: flags.server,
-                password: process.env.OPENCODE_SERVER_PASSWORD,
-                probes,
-                outDir: flags.out,
-                seed: flags.seed,
-                redact: await loadRedactionConfig(flags.config),
-                onProgress: progress,
-              })
+            ? await recordOpenCode({ ...common, password: process.env.OPENCODE_SERVER_PASSWORD })
             : flags.target === 'codex'
-              ? await recordCodex({
-                  server: flags.server,
-                  probes,
-                  outDir: flags.out,
-                  seed: flags.seed,
-                  redact: await loadRedactionConfig(flags.config),
-                  onProgress: progress,
-                })
+              ? await recordCodex(common)
               : flags.target === 'hermes'
-                ? await recordGateway({
-                    server: flags.server,
-                    apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
-                    probes,
-                    outDir: flags.out,
-                    seed: flags.seed,
-                    redact: await loadRedactionConfig(flags.config),
-                    onProgress: progress,
-                  })
+                ? await recordGateway({ ...common, apiKey: flags.apiKey ?? process.env.HERMES_API_KEY })
                 : await recordHarness({
+                    ...common,
                     harness: flags.harness as string,
-                    server: flags.server,
-                    probes,
-                    outDir: flags.out,
                     simulator: { seed: flags.seed, latencyMs: flags.latency },
-                    redact: await loadRedactionConfig(flags.config),
-                    onProgress: progress,
                   });
         if (flags.json) {
           process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
