@@ -1,4 +1,4 @@
-import { homedir, tmpdir } from 'node:os';
+import { homedir, hostname, tmpdir } from 'node:os';
 import type { Body, Cassette, Headers, Interaction } from './schema.js';
 
 /** The folders of the recording machine that cassettes name by placeholder instead. */
@@ -6,20 +6,40 @@ export interface MachineFolders {
   workspace: string;
   home: string;
   tmp: string;
+  /** The machine's host name, written `<host>` (real servers report it, e.g. codex's `serverName`). */
+  host?: string | undefined;
 }
 
 export function currentFolders(): MachineFolders {
-  return { workspace: process.cwd(), home: homedir(), tmp: tmpdir() };
+  return { workspace: process.cwd(), home: homedir(), tmp: tmpdir(), host: hostname() };
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * A function replacing each folder by `<workspace>`, `<home>` or `<tmp>`,
- * longest first, and only as a whole path prefix (`/tmp` is not in `/var/tmp`).
+ * longest first, and only as a whole path prefix (`/tmp` is not in `/var/tmp`);
+ * the host name, as a whole token, by `<host>`.
  */
 export function folderReplacer(folders: MachineFolders): (s: string) => string {
-  const entries = Object.entries(folders)
+  const paths = pathReplacer(folders);
+  const host = hostPattern(folders.host);
+  if (!host) return paths;
+  const name = folders.host as string;
+  return (s) => {
+    const r = paths(s);
+    return r.includes(name) ? r.replace(host, '<host>') : r;
+  };
+}
+
+/** A host name as a whole token; none for `localhost`, addresses and one-letter names, which identify no machine. */
+function hostPattern(host: string | undefined): RegExp | undefined {
+  if (!host || host.length < 2 || host === 'localhost' || !/^[A-Za-z0-9][\w.-]*$/.test(host) || /^[\d.]+$/.test(host)) return undefined;
+  return new RegExp(`(?<![\\w./-])${escapeRegExp(host)}(?![\\w-])`, 'g');
+}
+
+function pathReplacer(folders: MachineFolders): (s: string) => string {
+  const entries = Object.entries({ workspace: folders.workspace, home: folders.home, tmp: folders.tmp })
     .map(([name, path]) => [name, path.replace(/\/+$/, '')] as const)
     .filter(([, path]) => path.split('/').filter(Boolean).length >= 1 && path.length > 1)
     .sort((a, b) => b[1].length - a[1].length);
@@ -87,8 +107,12 @@ export function makePortable(cassette: Cassette, folders: MachineFolders = curre
 
 /** The inverse of `folderReplacer`: `<tmp>` becomes this machine's temp folder, and so on. */
 export function folderRestorer(folders: MachineFolders): (s: string) => string {
-  const map = new Map(Object.entries(folders).map(([name, path]) => [`<${name}>`, path.replace(/\/+$/, '')]));
-  return (s) => (s.includes('<') ? s.replace(/<(workspace|home|tmp)>/g, (m) => map.get(m) ?? m) : s);
+  const map = new Map(
+    Object.entries(folders)
+      .filter((e): e is [string, string] => typeof e[1] === 'string')
+      .map(([name, path]) => [`<${name}>`, name === 'host' ? path : path.replace(/\/+$/, '')]),
+  );
+  return (s) => (s.includes('<') ? s.replace(/<(workspace|home|tmp|host)>/g, (m) => map.get(m) ?? m) : s);
 }
 
 /** Response bytes with folder placeholders restored; binary bodies are never touched. */

@@ -69,10 +69,10 @@ export async function recordCodex(options: RecordCodexOptions): Promise<Manifest
   try {
     return await recordSuite({
       suite: 'codex-app-server',
-      folder: CODEX_FOLDER,
+      folder: options.folder ?? CODEX_FOLDER,
       outDir: options.outDir,
       target: wsTarget.replace(/^ws/, 'http'),
-      described: simulator ? `embedded codex app-server simulator (seed ${seed})` : wsTarget,
+      described: simulator ? `embedded codex app-server simulator (seed ${seed})` : (options.described ?? wsTarget),
       packs: CODEX_PACKS,
       redact: options.redact,
       probes,

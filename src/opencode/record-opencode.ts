@@ -48,10 +48,10 @@ export async function recordOpenCode(options: RecordOpenCodeOptions): Promise<Ma
   try {
     return await recordSuite({
       suite: 'opencode-serve',
-      folder: OPENCODE_FOLDER,
+      folder: options.folder ?? OPENCODE_FOLDER,
       outDir: options.outDir,
       target,
-      described: simulator ? `embedded opencode serve simulator (seed ${seed})` : target,
+      described: simulator ? `embedded opencode serve simulator (seed ${seed})` : (options.described ?? target),
       packs: OPENCODE_PACKS,
       redact: options.redact,
       probes,

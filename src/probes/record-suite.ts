@@ -17,6 +17,10 @@ export interface SuiteOptions {
   server?: string | undefined;
   probes?: readonly string[] | undefined;
   outDir: string;
+  /** The folder under `outDir` (default: the suite's own), e.g. to keep a real server's recordings beside the simulator's. */
+  folder?: string | undefined;
+  /** How the manifest and meta describe a live server (default: its URL). */
+  described?: string | undefined;
   seed?: number;
   redact?: RedactionConfig | undefined;
   onProgress?: ((event: SuiteProgress) => void) | undefined;

@@ -5,6 +5,7 @@ import { UsageError } from '../../errors.js';
 import { GATEWAY_PROBE_NAMES, recordGateway } from '../../gateway/index.js';
 import { recordableHarnessIds } from '../../harnesses/index.js';
 import { OPENCODE_PROBE_NAMES, recordOpenCode } from '../../opencode/index.js';
+import { type PeerKind, recordPeer } from '../../peers/index.js';
 import { type Manifest, PROBE_NAMES, recordHarness, VERDICT_SYMBOL, type Verdict } from '../../probes/index.js';
 import { parseSeed, parseWholeMs } from '../options.js';
 import { runCommand } from '../run-command.js';
@@ -14,6 +15,8 @@ interface RecordFlags {
   target: string;
   apiKey?: string;
   server?: string;
+  peer?: string;
+  folder?: string;
   probes?: string;
   out: string;
   seed: number;
@@ -38,10 +41,15 @@ export function registerRecord(program: Command): void {
     .option('--harness <id>', `native-tui harness (omnigent target): ${recordableHarnessIds().join(', ')}`)
     .option(
       '--target <kind>',
-      'omnigent (the session API bench, needs --harness), hermes (the gateway probes) or codex (codex app-server over WebSocket)',
+      'omnigent (the session API bench, needs --harness), hermes (the gateway probes), codex (codex app-server over WebSocket) or opencode (opencode serve)',
       'omnigent',
     )
     .option('--server <url>', 'a live server to record; without it the embedded simulator of the target runs')
+    .option(
+      '--peer <binary>',
+      "codex, opencode: start this real vendor binary against tapedeck's mock model (isolated HOME, 127.0.0.1) and record it",
+    )
+    .option('--folder <name>', "the folder under --out (default: the suite's own; with --peer, <suite>-real)")
     .option('--api-key <key>', 'hermes: the gateway API key for --server (default $HERMES_API_KEY)')
     .option(
       '--probes <list>',
@@ -72,6 +80,12 @@ one rejected, an abort with the permission pending) run against \`opencode
 serve\` over HTTP and its /event stream into <out>/opencode-serve/ (Basic auth
 from $OPENCODE_SERVER_PASSWORD for --server).
 
+With --peer, tapedeck runs the real vendor server itself (codex app-server or
+opencode serve, from the binary given) with a throwaway HOME against its own
+mock model, so a real server's turns run offline; everything it started is
+stopped at the end. Its cassettes go to <out>/<suite>-real/ unless --folder
+says otherwise.
+
 Exit codes: 0 no drift, 1 a probe's observed capability differs from the
 declared one (DRIFT), 2 usage error or unreachable server.
 
@@ -79,7 +93,8 @@ Examples:
   $ bench record --harness kiro-native
   $ bench record --harness claude-native --server http://127.0.0.1:6767 --probes basic_turn,streaming
   $ bench record --target hermes
-  $ bench record --target codex --server ws://127.0.0.1:4500`,
+  $ bench record --target codex --server ws://127.0.0.1:4500
+  $ bench record --target opencode --peer test/peers/node_modules/opencode-linux-x64/bin/opencode`,
     )
     .action((flags: RecordFlags) =>
       runCommand(async () => {
@@ -101,16 +116,25 @@ Examples:
           );
         if (flags.target !== 'omnigent' && flags.harness)
           throw new UsageError(`--harness names an omnigent harness; the ${flags.target} target records its own probes without one`);
+        if (flags.peer && flags.target !== 'codex' && flags.target !== 'opencode')
+          throw new UsageError(`--peer runs a real codex or opencode server; use it with --target codex or --target opencode`);
+        if (flags.peer && flags.server) throw new UsageError('--peer starts the server itself; give --peer or --server, not both');
         const common = {
           server: flags.server,
+          folder: flags.folder,
           probes,
           outDir: flags.out,
           seed: flags.seed,
           redact: await loadRedactionConfig(flags.config),
           onProgress: progress,
         };
-        const manifest =
-          flags.target === 'opencode'
+        const manifest = flags.peer
+          ? await recordPeer(flags.target as PeerKind, {
+              ...common,
+              binary: flags.peer,
+              onStarted: (peer) => human && process.stderr.write(`${flags.target} ${peer.version} listening on ${peer.url}\n`),
+            })
+          : flags.target === 'opencode'
             ? await recordOpenCode({ ...common, password: process.env.OPENCODE_SERVER_PASSWORD })
             : flags.target === 'codex'
               ? await recordCodex(common)

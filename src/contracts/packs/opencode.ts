@@ -14,6 +14,9 @@ const part = z
     error: 'a tool part carries state.status',
   });
 
+/** Housekeeping the real server sends between turns (§2: noise a filter must tolerate); any payload. */
+const NOISE = ['plugin.added', 'catalog.updated', 'reference.updated', 'integration.updated'] as const;
+
 /** Payloads of the /event envelopes a simulator and a driver rely on (§2 event catalog and shapes). */
 const opencodePayloads: Record<string, z.ZodType> = {
   'server.connected': envelope('server.connected', z.looseObject({})),
@@ -48,6 +51,7 @@ const opencodePayloads: Record<string, z.ZodType> = {
     'permission.replied',
     z.looseObject({ ...session, requestID: z.string(), reply: z.enum(['once', 'always', 'reject']) }),
   ),
+  ...Object.fromEntries(NOISE.map((type) => [type, envelope(type, z.unknown())])),
 };
 
 /** `opencode serve`'s live `/event` stream: data-only `{id, type, properties}` envelopes. */
@@ -58,7 +62,7 @@ export const opencodeEvents: Pack = {
   turnStarts: [{ method: 'POST', path: /\/session\/[^/]+\/prompt_async$/ }],
   routes: [/\/event$/],
   payloads: opencodePayloads,
-  optional: ['server.heartbeat', 'message.part.delta'],
+  optional: ['server.heartbeat', 'message.part.delta', ...NOISE],
   rules: [
     firstEvent('server.connected', m('connected-first', 'server.connected is the first event of every connection', 'OC1')),
     exactlyOne(['server.connected'], m('connected-once', 'server.connected is sent once per connection', 'OC1')),

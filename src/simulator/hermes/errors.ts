@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { readJsonObject, sendJson } from '../../net/http-json.js';
 
 /** An error the gateway answers with, in its envelope: `{"error": {message, type, param, code}}`. */
@@ -26,17 +26,6 @@ export { sendJson };
 /** A body that is not a JSON object: 400 invalid_json. */
 export const readBody = (req: IncomingMessage) =>
   readJsonObject(req, () => new GatewayError(400, 'invalid_json', 'Invalid JSON in request body'));
-
-/** Opens an SSE response; the writer takes a payload and an optional event name. */
-export function openSse(res: ServerResponse, headers: Record<string, string> = {}) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...headers });
-  return {
-    send: (data: unknown, event?: string) =>
-      res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`),
-    comment: (text: string) => res.write(`: ${text}\n\n`),
-    end: () => res.end(),
-  };
-}
 
 /** The text of the last user message of a chat or Responses input. */
 export function lastUserText(input: unknown): string | undefined {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { openSse } from '../../net/open-sse.js';
 import type { SeededIds } from '../omnigent/ids.js';
-import { GatewayError, lastUserText, openSse, sendJson } from './errors.js';
+import { GatewayError, lastUserText, sendJson } from './errors.js';
 
 /** The OpenAI-compatible routes' agent: reasoning, an optional tool call, and text in word deltas (no prompts: these routes have none). */
 function script(prompt: string) {

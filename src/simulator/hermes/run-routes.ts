@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { openSse } from '../../net/open-sse.js';
 import type { AgentStep } from './agent.js';
-import { GatewayError, lastUserText, openSse, sendJson } from './errors.js';
+import { GatewayError, lastUserText, sendJson } from './errors.js';
 import type { Run, RunEvent, RunStore } from './runs.js';
 import { usageOf } from './runs.js';
 

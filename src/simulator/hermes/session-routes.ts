@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
+import { openSse } from '../../net/open-sse.js';
 import type { SeededIds } from '../omnigent/ids.js';
 import type { AgentStep } from './agent.js';
-import { GatewayError, openSse, sendJson } from './errors.js';
+import { GatewayError, sendJson } from './errors.js';
 import { isTerminal, type RunEvent, type RunStore, usageOf } from './runs.js';
 
 interface Session {
