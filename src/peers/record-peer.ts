@@ -3,7 +3,7 @@ import { recordOpenCode } from '../opencode/record-opencode.js';
 import type { Manifest } from '../probes/manifest.js';
 import type { SuiteOptions } from '../probes/record-suite.js';
 import { startMockModel } from '../simulator/model/index.js';
-import { type PeerKind, startPeer } from './start-peer.js';
+import { type PeerKind, type PeerServer, startPeer } from './start-peer.js';
 
 /** Where real servers' recordings go by default: beside the simulator's, never over them. */
 export const PEER_FOLDERS: Record<PeerKind, string> = { opencode: 'opencode-serve-real', codex: 'codex-app-server-real' };
@@ -12,7 +12,7 @@ export interface RecordPeerOptions extends Omit<SuiteOptions, 'server' | 'seed'>
   /** The vendor binary to run. */
   binary: string;
   /** Called once the real server listens, with what it reported. */
-  onStarted?: ((peer: { url: string; version: string }) => void) | undefined;
+  onStarted?: ((peer: PeerServer) => void) | undefined;
 }
 
 /**

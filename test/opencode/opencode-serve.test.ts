@@ -15,8 +15,8 @@ afterEach(async () => {
 });
 
 /** The `type` of each /event frame of a cassette, in order. */
-async function eventTypes(probe: string): Promise<string[]> {
-  const cassette = await loadCassette(join(COMMITTED, `${probe}.yaml`));
+async function eventTypes(probe: string, folder = 'opencode-serve'): Promise<string[]> {
+  const cassette = await loadCassette(join(COMMITTED, '..', folder, `${probe}.yaml`));
   const events = cassette.interactions.find((i) => i.request.path === '/event')?.response?.stream?.events ?? [];
   return events.map((e) => (JSON.parse(e.data ?? '{}') as { type: string }).type);
 }
@@ -36,28 +36,39 @@ describe('bench record --target opencode', () => {
     }
   });
 
-  it('an aborted turn replays in the order the reference lists: error, idle, the tool and message errors, a second idle', async () => {
-    const types = await eventTypes('abort');
-    const tail = types.slice(types.indexOf('session.error'));
-    expect(tail).toEqual([
-      'session.error',
-      'session.status',
-      'session.idle',
-      'message.part.updated',
-      'message.updated',
-      'session.status',
-      'session.idle',
-    ]);
-    const cassette = await loadCassette(join(COMMITTED, 'abort.yaml'));
-    const out = await replayOpenCodeProbe('abort', REPLAY_ORIGIN, cassetteFetch([{ name: 'abort', cassette }]));
-    expect(out).toEqual({ verdict: 'SUPPORTED', reason: 'MessageAbortedError; the tool ended in error; 2 session.idle events' });
-  });
+  it.each([['opencode-serve'], ['opencode-serve-real']])(
+    '%s: an aborted turn replays in the order the reference lists: error, idle, the tool and message errors, a second idle',
+    async (folder) => {
+      const types = await eventTypes('abort', folder);
+      const tail = types.slice(types.indexOf('session.error'));
+      expect(tail).toEqual([
+        'session.error',
+        'session.status',
+        'session.idle',
+        'message.part.updated',
+        'message.updated',
+        'session.status',
+        'session.idle',
+      ]);
+      const cassette = await loadCassette(join(COMMITTED, '..', folder, 'abort.yaml'));
+      const out = await replayOpenCodeProbe('abort', REPLAY_ORIGIN, cassetteFetch([{ name: 'abort', cassette }]));
+      expect(out).toEqual({ verdict: 'SUPPORTED', reason: 'MessageAbortedError; the tool ended in error; 2 session.idle events' });
+    },
+  );
 
   it('a text turn opens with the user message and busy, and ends busy, idle, session.idle', async () => {
     const types = await eventTypes('text_turn');
     expect(types[0]).toBe('server.connected');
     expect(types.slice(2, 6)).toEqual(['message.updated', 'message.part.updated', 'session.updated', 'session.status']);
-    expect(types.slice(-5)).toEqual(['session.status', 'session.status', 'session.idle', 'session.updated', 'session.diff']);
+    // OC6: the housekeeping after the idle ends with the user message's summary.
+    expect(types.slice(-6)).toEqual([
+      'session.status',
+      'session.status',
+      'session.idle',
+      'session.updated',
+      'session.diff',
+      'message.updated',
+    ]);
   });
 });
 

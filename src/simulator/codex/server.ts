@@ -73,7 +73,8 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
     let nextServerId = 0;
     const pending = new Map<number, (result: unknown) => void>();
     const send = (m: Msg) => ws.send(JSON.stringify(m));
-    const notify = (method: string, params: Params) => send({ method, params });
+    // Live: notifications carry the server's clock next to params.
+    const notify = (method: string, params: Params) => send({ method, params, emittedAtMs: ids.now() * 1000 });
     /** A request from the server; resolves with the client's result, or undefined if the turn ends first. */
     const ask = (method: string, params: Params) => {
       const id = nextServerId++;
@@ -139,9 +140,10 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
           const thread = threadOf(params);
           if (!Array.isArray(params.input)) throw new RpcError(-32600, 'Invalid request: missing field `input`');
           const text = (params.input as { type?: string; text?: string }[]).map((i) => i.text ?? '').join(' ');
-          const turn = { id: uuid(), status: 'inProgress', items: [], startedAt: null };
-          thread.turns.push(turn.id);
-          setImmediate(() => void runTurn(thread, turn.id, text, params.approvalPolicy === 'untrusted'));
+          const id = uuid();
+          const turn = { ...turnView(id, 'inProgress', []), startedAt: null };
+          thread.turns.push(id);
+          setImmediate(() => void runTurn(thread, id, text, params.approvalPolicy === 'untrusted'));
           return { turn };
         }
         case 'turn/steer': {
@@ -176,7 +178,7 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
       const status = (type: string, activeFlags?: string[]) =>
         notify('thread/status/changed', { threadId: thread.id, status: activeFlags ? { type, activeFlags } : { type } });
       status('active', []);
-      notify('turn/started', { threadId: thread.id, turn: { id: turnId, status: 'inProgress', items: [] } });
+      notify('turn/started', { threadId: thread.id, turn: { ...turnView(turnId, 'inProgress', []), startedAt: ids.now() } });
       const user = { type: 'userMessage', id: `item_${ids.hex(12)}`, content: [{ type: 'text', text }] };
       notify('item/started', { ...base, item: user, startedAtMs: ids.now() * 1000 });
       notify('item/completed', { ...base, item: user, completedAtMs: ids.now() * 1000 });
@@ -194,11 +196,22 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
         if (outcome === 'completed') {
           const total = { inputTokens: text.length, outputTokens: 8, totalTokens: text.length + 8 };
           notify('thread/tokenUsage/updated', { ...base, tokenUsage: { total, last: total, modelContextWindow: 200_000 } });
+          // CX5: the rate limits and the read state follow the usage, before the thread goes idle.
+          notify('account/rateLimits/updated', { rateLimits: { limitId: 'codex', primary: null, secondary: null, credits: null } });
+          notify('thread/readState/changed', {
+            threadId: thread.id,
+            readState: { firstUnread: { type: 'turn', turnId }, revision: `rev_${ids.hex(12)}` },
+          });
         }
         status('idle');
         notify('turn/completed', {
           threadId: thread.id,
-          turn: { id: turnId, status: outcome, items: outcome === 'completed' ? items : [], itemsView: 'summary', durationMs: 5 },
+          turn: {
+            ...turnView(turnId, outcome, outcome === 'completed' ? items : []),
+            startedAt: ids.now(),
+            completedAt: ids.now(),
+            durationMs: 5,
+          },
         });
       };
 
@@ -229,7 +242,14 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
             itemId: item.id,
             command,
             cwd: thread.cwd,
-            availableDecisions: ['accept', 'cancel'],
+            commandActions: [{ type: 'unknown', command: 'echo hello-from-tool' }],
+            proposedExecpolicyAmendment: ['echo', 'hello-from-tool'],
+            // CX-B: a decision is a name or an object carrying its amendment.
+            availableDecisions: [
+              'accept',
+              { acceptWithExecpolicyAmendment: { execpolicy_amendment: ['echo', 'hello-from-tool'] } },
+              'cancel',
+            ],
           });
           const answer = await Promise.race([request.answer, stopped]);
           if (answer === 'interrupted') {
@@ -252,7 +272,11 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
           });
           message('The command printed hello-from-tool.');
         } else {
-          notify('item/completed', { ...base, item: { ...item, status: 'declined' }, completedAtMs: ids.now() * 1000 });
+          notify('item/completed', {
+            ...base,
+            item: { ...item, status: 'declined', aggregatedOutput: null, exitCode: null, durationMs: null },
+            completedAtMs: ids.now() * 1000,
+          });
           message('The command was not run.');
         }
         return end('completed');
@@ -260,6 +284,11 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
       message(`Hello from the codex simulator: ${text}`);
       end('completed');
     }
+  }
+
+  /** §3 Turn: the fields every turn carries; times are filled in as the turn runs. */
+  function turnView(id: string, status: string, items: Msg[]): Msg {
+    return { id, rootTurnId: id, items, itemsView: 'summary', status, error: null, startedAt: null, completedAt: null, durationMs: null };
   }
 
   function threadView(t: Thread): Msg {

@@ -79,17 +79,23 @@ export async function startOpenCodeSimulator(options: OpenCodeSimulatorOptions =
     if (method === 'POST' && path === '/session') {
       const input = await body();
       const now = ids.now() * 1000;
-      const info = {
-        id: id('ses'),
+      const directory = String(req.headers['x-opencode-directory'] ?? '/');
+      const sessionId = id('ses');
+      const info: Json = {
+        id: sessionId,
         slug: 'sim',
         projectID: 'global',
-        directory: String(req.headers['x-opencode-directory'] ?? '/'),
+        directory,
+        // As 1.18.33 sends it: the directory relative to the filesystem root.
+        path: directory.replace(/^\/+/, ''),
         title: typeof input.title === 'string' ? input.title : 'New session',
         version: VERSION,
+        cost: 0,
+        tokens: { input: 0, output: 0, reasoning: 0, cache: { read: 0, write: 0 } },
         time: { created: now, updated: now },
       };
-      sessions.set(info.id, { info, messages: [], busy: false });
-      publish('session.created', { sessionID: info.id, info });
+      sessions.set(sessionId, { info, messages: [], busy: false });
+      publish('session.created', { sessionID: sessionId, info });
       return sendJson(res, 200, info);
     }
     if (method === 'GET' && path === '/permission')
@@ -162,6 +168,8 @@ export async function startOpenCodeSimulator(options: OpenCodeSimulatorOptions =
     session.messages.push({ info: user, parts: [userText] });
     publish('message.updated', { sessionID, info: user });
     publish('message.part.updated', { sessionID, part: userText, time: time() });
+    // The first prompt settles the session's agent and model.
+    session.info = { ...session.info, agent: 'build', model: { id: 'mock-model', providerID: 'mock', variant: 'default' } };
     publish('session.updated', { sessionID, info: session.info });
     publish('session.status', { sessionID, status: { type: 'busy' } });
 
@@ -197,11 +205,20 @@ export async function startOpenCodeSimulator(options: OpenCodeSimulatorOptions =
     const closeStep = (msg: Json, reason: 'stop' | 'tool-calls') => {
       publish('message.part.updated', {
         sessionID,
-        part: { id: id('prt'), sessionID, messageID: msg.id, type: 'step-finish', reason, cost: 0, tokens: msg.tokens },
+        part: {
+          id: id('prt'),
+          sessionID,
+          messageID: msg.id,
+          type: 'step-finish',
+          reason,
+          cost: 0,
+          tokens: { total: 13, ...(msg.tokens as Json) },
+        },
         time: time(),
       });
-      publish('message.updated', { sessionID, info: { ...msg, finish: reason } });
-      const done = { ...msg, finish: reason, time: { created: (msg.time as Json).created, completed: time() } };
+      const tokens = { total: 13, ...(msg.tokens as Json) };
+      publish('message.updated', { sessionID, info: { ...msg, tokens, finish: reason } });
+      const done = { ...msg, tokens, finish: reason, time: { created: (msg.time as Json).created, completed: time() } };
       publish('message.updated', { sessionID, info: done });
       session.messages.push({ info: done, parts: [] });
     };
@@ -226,8 +243,10 @@ export async function startOpenCodeSimulator(options: OpenCodeSimulatorOptions =
       session.busy = false;
       publish('session.status', { sessionID, status: { type: 'busy' } });
       idle();
+      session.info = { ...session.info, summary: { additions: 0, deletions: 0, files: 0 } };
       publish('session.updated', { sessionID, info: session.info });
       publish('session.diff', { sessionID, diff: [] });
+      publish('message.updated', { sessionID, info: { ...user, summary: { diffs: [] } } });
     };
 
     if (!/\brun\b/i.test(text)) {
@@ -265,7 +284,7 @@ export async function startOpenCodeSimulator(options: OpenCodeSimulatorOptions =
       sessionID,
       permission: 'bash',
       patterns: [command],
-      metadata: {},
+      metadata: { command },
       always: ['echo *'],
       tool: { messageID: toolMessage, callID },
     };

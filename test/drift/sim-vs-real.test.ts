@@ -1,0 +1,35 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_DRIFT_CONFIG, type Finding, runDrift } from '../../src/drift/index.js';
+
+const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
+const line = (f: Finding) => [f.scope, f.severity, f.heading, f.subject, f.message].join(' | ');
+
+/** The pinned findings: every non-comment line of the pin file. */
+async function pinned(): Promise<string[]> {
+  const text = await readFile(join(import.meta.dirname, 'sim-vs-real.pinned.txt'), 'utf8');
+  return text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+}
+
+describe('simulators against the real servers (bench drift --candidate)', () => {
+  it.each([['opencode-serve'], ['codex-app-server']])(
+    '%s: the real recording differs from the simulator only as the reference documents',
+    async (suite) => {
+      const report = await runDrift({
+        baseline: join(CASSETTES, suite),
+        candidate: join(CASSETTES, `${suite}-real`),
+        config: DEFAULT_DRIFT_CONFIG,
+        failOn: 'notable',
+      });
+      // Nothing breaking or reordered: same orderings, statuses, contracts and verdicts.
+      expect(report.findings.filter((f) => f.severity === 'breaking')).toEqual([]);
+      expect(new Set(report.findings.map((f) => f.heading))).toEqual(
+        new Set(['vocabulary', ...(suite === 'codex-app-server' ? ['payload shape'] : [])]),
+      );
+      // Only additions: event types that appeared, fields that were added.
+      for (const f of report.findings) expect(f.message).toMatch(/^(event type \S+ appeared|field \S+ added)$/);
+      expect(report.findings.map(line).sort()).toEqual((await pinned()).filter((l) => l.startsWith(`${suite} |`)).sort());
+    },
+  );
+});

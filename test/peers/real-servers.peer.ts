@@ -1,0 +1,67 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCassette } from '../../src/cassette/index.js';
+import { verifyCassette } from '../../src/contracts/index.js';
+import { DEFAULT_DRIFT_CONFIG, runDrift } from '../../src/drift/index.js';
+import { PEER_FOLDERS, type PeerKind, processesUnder, recordPeer } from '../../src/peers/index.js';
+import { replayCheck } from '../../src/probes/index.js';
+
+const HERE = import.meta.dirname;
+const COMMITTED = join(HERE, '..', '..', 'cassettes');
+/** Where `npm ci --prefix test/peers` puts each vendor binary (linux x64, as on every machine here). */
+const BINARIES: Record<PeerKind, string> = {
+  opencode: join(HERE, 'node_modules', 'opencode-linux-x64', 'bin', 'opencode'),
+  codex: join(HERE, 'node_modules', '@openai', 'codex-linux-x64', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex'),
+};
+
+let out: string;
+beforeAll(async () => {
+  for (const [kind, binary] of Object.entries(BINARIES))
+    if (!existsSync(binary))
+      throw new Error(`${kind} is not installed at ${binary}; run npm run test:peers, which installs test/peers first`);
+  out = await mkdtemp(join(tmpdir(), 'tapedeck-peers-'));
+});
+afterAll(async () => {
+  await rm(out, { recursive: true, force: true });
+});
+
+describe.each([['opencode' as const], ['codex' as const]])('the real %s server', (kind) => {
+  const folder = PEER_FOLDERS[kind];
+  let root = '';
+
+  it('records every probe through the recording proxy as SUPPORTED, and leaves no process or folder behind', async () => {
+    const manifest = await recordPeer(kind, { binary: BINARIES[kind], outDir: out, onStarted: (peer) => (root = peer.root) });
+    expect(manifest.probes.map((p) => [p.probe, p.verdict])).toEqual(manifest.probes.map((p) => [p.probe, 'SUPPORTED']));
+    expect(manifest.target).toMatch(kind === 'opencode' ? /^opencode serve 1\.18\.33 / : /^codex app-server 0\.171\.0 /);
+    expect(root).not.toBe('');
+    expect(await processesUnder(root)).toEqual([]);
+    expect(existsSync(root)).toBe(false);
+  });
+
+  it('its cassettes verify clean against the packs', async () => {
+    const files = (await readdir(join(out, folder))).filter((f) => f !== 'manifest.yaml');
+    expect(files).toHaveLength(4);
+    for (const file of files) {
+      const checked = verifyCassette(await loadCassette(join(out, folder, file)), file);
+      expect([file, checked.rules.flatMap((r) => r.violations)]).toEqual([file, []]);
+    }
+  });
+
+  it('replays offline to the same client code with the same verdicts', async () => {
+    const rows = await replayCheck(join(out, folder));
+    expect(rows.map((r) => [r.probe, r.ok, r.replayed])).toEqual(rows.map((r) => [r.probe, true, 'SUPPORTED']));
+  });
+
+  it('moved nothing against the committed recording of the same binary', async () => {
+    const report = await runDrift({
+      baseline: join(COMMITTED, folder),
+      candidate: join(out, folder),
+      config: DEFAULT_DRIFT_CONFIG,
+      failOn: 'info',
+    });
+    expect(report.findings.map((f) => `${f.severity} ${f.subject}: ${f.message}`)).toEqual([]);
+  });
+});

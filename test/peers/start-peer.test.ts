@@ -1,0 +1,54 @@
+import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { PeerStartError, processesUnder, startPeer } from '../../src/peers/index.js';
+
+const scripts: string[] = [];
+afterAll(async () => {
+  for (const dir of scripts) await rm(dir, { recursive: true, force: true });
+});
+
+/** A stand-in vendor binary: a shell script that answers --version and otherwise runs `body`. */
+async function fakeBinary(body: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'tapedeck-fake-peer-'));
+  scripts.push(dir);
+  const file = join(dir, 'codex');
+  await writeFile(file, `#!/bin/sh\nif [ "$1" = --version ]; then echo "fake-cli 9.9.9"; exit 0; fi\n${body}\n`);
+  await chmod(file, 0o755);
+  return file;
+}
+
+const peerRoots = async () => (await readdir(tmpdir())).filter((n) => n.startsWith('tapedeck-peer-codex-'));
+
+describe('startPeer', () => {
+  it('stops the whole process group and what escaped it, then removes its HOME', async () => {
+    // A child in the group, a child in a session of its own (out of the group), and the server itself.
+    const binary = await fakeBinary('sleep 300 &\nsetsid sleep 301 &\necho "  listening on: ws://127.0.0.1:9" >&2\nexec sleep 302');
+    const peer = await startPeer('codex', { binary, modelBaseUrl: 'http://127.0.0.1:9/v1' });
+    expect([peer.url, peer.version]).toEqual(['ws://127.0.0.1:9', 'fake-cli 9.9.9']);
+    // The config went into the throwaway CODEX_HOME, naming the mock model.
+    expect(await readdir(join(peer.root, 'codex'))).toEqual(['config.toml']);
+    await expect.poll(() => processesUnder(peer.root).then((p) => p.length)).toBe(3);
+    await peer.close();
+    expect(await processesUnder(peer.root)).toEqual([]);
+    expect((await peerRoots()).includes(peer.root.split('/').at(-1) as string)).toBe(false);
+  });
+
+  it('a server that exits before listening is a PeerStartError carrying its stderr, and nothing is left behind', async () => {
+    const before = await peerRoots();
+    const binary = await fakeBinary('echo "error: no config" >&2\nexit 3');
+    const err = await startPeer('codex', { binary, modelBaseUrl: 'http://127.0.0.1:9/v1' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PeerStartError);
+    expect((err as Error).message).toBe(
+      'codex exited (code 3) before listening: error: no config; check the binary runs on its own (codex --version)',
+    );
+    expect(await peerRoots()).toEqual(before);
+  });
+
+  it('a binary that cannot run is a PeerStartError naming it', async () => {
+    const err = await startPeer('opencode', { binary: '/nonexistent/opencode', modelBaseUrl: 'http://x/v1' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PeerStartError);
+    expect((err as Error).message).toMatch(/^\/nonexistent\/opencode --version failed \(.*\); give the path of the opencode binary$/);
+  });
+});
