@@ -42,10 +42,13 @@ export class CodexClient {
     return this.log.items;
   }
 
-  /** Connects and performs the handshake: initialize, then the initialized notification. */
-  static async connect(url: string, clientName = 'tapedeck-bench'): Promise<CodexClient> {
-    // undici's WebSocket, not the global one: in-process interceptors (MSW) leave its socket alone.
-    const ws = new WebSocket(url);
+  /**
+   * Connects and performs the handshake: initialize, then the initialized notification.
+   * `WebSocketClass` defaults to undici's, which in-process interceptors (MSW) leave
+   * alone; pass the global one to be served by MSW's `ws` handlers.
+   */
+  static async connect(url: string, WebSocketClass: typeof WebSocket = WebSocket, clientName = 'tapedeck-bench'): Promise<CodexClient> {
+    const ws = new WebSocketClass(url);
     ws.binaryType = 'arraybuffer';
     await new Promise<void>((resolve, reject) => {
       ws.addEventListener('open', () => resolve(), { once: true });

@@ -26,11 +26,16 @@ async function workspace(): Promise<string> {
 }
 
 /** Connects, runs one probe and hangs up; connection trouble is UNKNOWN with the reason, never a capability verdict. */
-export async function observeCodexProbe(probe: CodexProbe, wsUrl: string, turnMs = SIMULATED_TURN_MS) {
+export async function observeCodexProbe(
+  probe: CodexProbe,
+  wsUrl: string,
+  turnMs = SIMULATED_TURN_MS,
+  WebSocketClass?: Parameters<typeof CodexClient.connect>[1],
+) {
   let client: CodexClient | undefined;
   try {
     return await observeSafely(async () => {
-      client = await CodexClient.connect(wsUrl);
+      client = await CodexClient.connect(wsUrl, WebSocketClass);
       return probe.run(client, { cwd: await workspace(), turnMs });
     });
   } finally {

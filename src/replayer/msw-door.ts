@@ -1,5 +1,6 @@
-import { HttpResponse, http } from 'msw';
+import { HttpResponse, http, type WebSocketHandler } from 'msw';
 import { type HttpAnswer, type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
+import { cassetteWebSocketHandler } from './msw-ws-door.js';
 
 /** What the MSW handler answers with: a Fetch Response, streams included. */
 function toResponse(answer: HttpAnswer): Response {
@@ -34,11 +35,13 @@ function toResponse(answer: HttpAnswer): Response {
 }
 
 export interface CassetteHandlers {
-  handlers: ReturnType<typeof http.all>[];
+  handlers: (ReturnType<typeof http.all> | WebSocketHandler)[];
   engine: ReplayEngine;
+  /** Whether the cassettes hold WebSocket sessions (served through MSW's `ws`, which needs a global WebSocket). */
+  webSockets: boolean;
 }
 
-/** MSW request handlers that answer from cassettes, for people who own their `setupServer`. */
+/** MSW handlers that answer from cassettes (HTTP, SSE and WebSocket sessions), for people who own their `setupServer`. */
 export function cassetteHandlers(cassettes: readonly NamedCassette[], options: ReplayOptions = {}): CassetteHandlers {
   const engine = new ReplayEngine(cassettes, options);
   const handler = http.all('*', async ({ request }) => {
@@ -47,5 +50,6 @@ export function cassetteHandlers(cassettes: readonly NamedCassette[], options: R
     const headers = Object.fromEntries(request.headers.entries());
     return toResponse(engine.handle({ method: request.method, path: `${url.pathname}${url.search}`, headers, body }));
   });
-  return { handlers: [handler], engine };
+  const webSockets = cassettes.some((c) => c.cassette.interactions.some((i) => i.response?.websocket));
+  return { handlers: webSockets ? [handler, cassetteWebSocketHandler(engine)] : [handler], engine, webSockets };
 }

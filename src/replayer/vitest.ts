@@ -6,6 +6,7 @@ import type { Pack } from '../contracts/pack.js';
 import type { ReplayEngine, ReplayOptions } from './engine.js';
 import { loadCassetteSet } from './load-set.js';
 import { cassetteHandlers } from './msw-door.js';
+import { canInterceptWebSockets, noGlobalWebSocket } from './msw-ws-door.js';
 
 export interface UseCassetteOptions extends ReplayOptions {
   /** Fail the suite when recorded interactions were never asked for (default: true in strict mode). */
@@ -22,7 +23,8 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
   let server: ReturnType<typeof setupServer> | undefined;
   beforeAll(async () => {
     const set = typeof source === 'string' ? await loadCassetteSet(source) : [{ name: 'cassette', cassette: source }];
-    const { handlers, engine } = cassetteHandlers(set, options);
+    const { handlers, engine, webSockets } = cassetteHandlers(set, options);
+    if (webSockets && !canInterceptWebSockets()) throw noGlobalWebSocket();
     handle.engine = engine;
     server = setupServer(...handlers);
     server.listen({ onUnhandledRequest: options.mode === 'lenient' ? 'warn' : 'error' });

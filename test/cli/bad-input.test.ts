@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,6 +42,23 @@ describe('bad input on the command line', () => {
     } finally {
       await chmod(dir, 0o755);
     }
+  });
+
+  it('a --peer that cannot be run, or used where it means nothing, and no folder is left', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'tapedeck-peer-out-'));
+    expectOneLine(
+      await runBench(['record', '--target', 'codex', '--peer', '/no/such/codex', '--out', out]),
+      /^bench: \/no\/such\/codex --version failed \(.*\); give the path of the codex binary\n$/,
+    );
+    expect(await readdir(out)).toEqual([]);
+    expectOneLine(
+      await runBench(['record', '--target', 'hermes', '--peer', 'codex']),
+      /^bench: --peer runs a real codex or opencode server/,
+    );
+    expectOneLine(
+      await runBench(['record', '--target', 'opencode', '--peer', 'opencode', '--server', 'http://127.0.0.1:1']),
+      /^bench: --peer starts the server itself; give --peer or --server, not both/,
+    );
   });
 
   it('a config file that is not JSON, and one with a wrong field', async () => {
