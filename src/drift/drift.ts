@@ -1,8 +1,11 @@
 import { cp, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { recordCodex } from '../codex/index.js';
 import { UsageError } from '../errors.js';
 import { GATEWAY_FOLDER, recordGateway } from '../gateway/index.js';
+import { recordOpenCode } from '../opencode/index.js';
+import { recordPeer } from '../peers/index.js';
 import { type DriverTimings, loadManifest, recordHarness } from '../probes/index.js';
 import { compareProfiles, type Finding } from './compare.js';
 import type { DriftConfig, Severity } from './config.js';
@@ -16,8 +19,10 @@ export interface DriftOptions {
   /** ...or compare with this folder of cassettes. */
   candidate?: string | undefined;
   harness?: string | undefined;
-  /** With `server`: which suite it serves; folders of the other suite are left out. */
-  target?: 'omnigent' | 'hermes' | undefined;
+  /** A real codex or opencode binary to re-record, started against the mock model (as `bench record --peer`). */
+  peer?: string | undefined;
+  /** With `server` or `peer`: which suite it serves; folders of other suites are left out. */
+  target?: DriftTarget | undefined;
   /** With `server` and target hermes: the gateway's API key. */
   apiKey?: string | undefined;
   config: DriftConfig;
@@ -30,6 +35,15 @@ export interface DriftOptions {
 }
 
 const ORDER: Record<Severity, number> = { breaking: 0, notable: 1, info: 2 };
+
+export type DriftTarget = 'omnigent' | 'hermes' | 'codex' | 'opencode';
+/** The manifest `suite` each re-recording target produces. */
+const SUITE_OF: Record<DriftTarget, string> = {
+  omnigent: 'native-tui',
+  hermes: 'hermes-gateway',
+  codex: 'codex-app-server',
+  opencode: 'opencode-serve',
+};
 
 async function isDir(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
@@ -59,33 +73,41 @@ async function suiteOf(dir: string): Promise<string | undefined> {
 
 /** Re-records or reads the candidate, compares it with the baseline, and optionally adopts it. */
 export async function runDrift(options: DriftOptions): Promise<DriftReport> {
-  if (Boolean(options.server) === Boolean(options.candidate))
-    throw new UsageError('give exactly one of --server URL (re-record) or --candidate DIR (compare folders)');
+  if ([options.server, options.peer, options.candidate].filter(Boolean).length !== 1)
+    throw new UsageError('give exactly one of --server URL or --peer BINARY (re-record) or --candidate DIR (compare folders)');
   const target = options.target ?? 'omnigent';
-  const suite = target === 'hermes' ? 'hermes-gateway' : 'native-tui';
+  if (options.peer && target !== 'codex' && target !== 'opencode')
+    throw new UsageError('--peer re-records a real codex or opencode server; add --target codex or --target opencode');
+  const suite = SUITE_OF[target];
+  const source = options.server ?? (options.peer ? `the real ${target} (${options.peer})` : undefined);
   const all = await harnessFolders(options.baseline, options.harness);
   const folders: [string, string][] = [];
   for (const [scope, dir] of all) {
     // One server serves one suite: re-recording only makes sense for the folders of that suite.
-    const mine = !options.server || (await suiteOf(dir)) === suite;
+    const mine = !source || (await suiteOf(dir)) === suite;
     if (mine) folders.push([scope, dir]);
     else options.onProgress?.(`leaving out ${scope}: it is not a ${target} recording (use --target to re-record it)`);
   }
   if (folders.length === 0)
     throw new UsageError(
-      `${options.baseline} holds no recorded ${options.server ? `${target} ` : ''}harness${options.harness ? ` named ${options.harness}` : ''}`,
+      `${options.baseline} holds no recorded ${source ? `${target} ` : ''}harness${options.harness ? ` named ${options.harness}` : ''}`,
     );
-  const recorded = options.server ? await mkdtemp(join(tmpdir(), 'tapedeck-drift-')) : undefined;
+  const recorded = source ? await mkdtemp(join(tmpdir(), 'tapedeck-drift-')) : undefined;
   const findings: Finding[] = [];
   const pairs: [string, string, string][] = [];
   try {
     for (const [scope, baseDir] of folders) {
       let candDir: string;
       if (recorded) {
-        options.onProgress?.(`re-recording ${scope} against ${options.server}`);
+        options.onProgress?.(`re-recording ${scope} against ${source}`);
         const manifest = await loadManifest(join(baseDir, 'manifest.yaml'));
         const probes = manifest.probes.map((p) => p.probe);
+        // The codex and opencode suites record into a folder named like the baseline's, so several compare at once.
+        const suiteRun = { outDir: recorded, probes, folder: scope };
         if (target === 'hermes') await recordGateway({ server: options.server, apiKey: options.apiKey, outDir: recorded, probes });
+        else if (options.peer) await recordPeer(target as 'codex' | 'opencode', { ...suiteRun, binary: options.peer });
+        else if (target === 'codex') await recordCodex({ ...suiteRun, server: options.server });
+        else if (target === 'opencode') await recordOpenCode({ ...suiteRun, server: options.server });
         else
           await recordHarness({
             harness: scope,
@@ -107,7 +129,7 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
     const failOn = options.failOn ?? options.config.failOn;
     const report: DriftReport = {
       baseline: options.baseline,
-      candidate: options.server ?? (options.candidate as string),
+      candidate: source ?? (options.candidate as string),
       findings,
       failOn,
       failed: findings.some((f) => ORDER[f.severity] <= ORDER[failOn]),

@@ -7,8 +7,10 @@ import { writeCassetteAtomic } from '../../src/cassette/index.js';
 import { DEFAULT_DRIFT_CONFIG, renderDriftJunit, renderDriftMarkdown, renderDriftText, runDrift } from '../../src/drift/index.js';
 import { SIMULATOR_TIMINGS } from '../../src/probes/index.js';
 import { startRecordingProxy } from '../../src/recorder/index.js';
+import { startCodexSimulator } from '../../src/simulator/codex/index.js';
 import { startHermesSimulator } from '../../src/simulator/hermes/index.js';
 import { startOmnigentSimulator } from '../../src/simulator/omnigent/index.js';
+import { startOpenCodeSimulator } from '../../src/simulator/opencode/index.js';
 import { runBench } from '../helpers/cli.js';
 
 const BASELINE = join(import.meta.dirname, '..', '..', 'cassettes', 'claude-native');
@@ -154,7 +156,12 @@ describe('bench drift --candidate', () => {
   it('refuses to run without exactly one of --server and --candidate', async () => {
     const r = await runBench(['drift', '--baseline', 'cassettes']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('bench: give exactly one of --server URL (re-record) or --candidate DIR (compare folders)\n');
+    expect(r.stderr).toBe('bench: give exactly one of --server URL or --peer BINARY (re-record) or --candidate DIR (compare folders)\n');
+    const peer = await runBench(['drift', '--baseline', 'cassettes', '--peer', 'codex']);
+    expect([peer.code, peer.stderr]).toEqual([
+      2,
+      'bench: --peer re-records a real codex or opencode server; add --target codex or --target opencode\n',
+    ]);
   });
 });
 
@@ -187,6 +194,33 @@ describe('drift against a Hermes gateway', () => {
       expect(report.failed).toBe(false);
       expect(lines.filter((l) => l.startsWith('leaving out')).length).toBeGreaterThanOrEqual(5);
       expect(lines).toContain(`re-recording hermes against ${sim.url}`);
+    } finally {
+      await sim.close();
+    }
+  });
+});
+
+describe('drift against codex app-server and opencode serve', () => {
+  it.each([
+    ['codex' as const, startCodexSimulator],
+    ['opencode' as const, startOpenCodeSimulator],
+  ])('--target %s re-records that suite against the server, and a same-seed simulator moves nothing at all', async (target, start) => {
+    const sim = await start({ seed: 1 });
+    const lines: string[] = [];
+    const suite = target === 'codex' ? 'codex-app-server' : 'opencode-serve';
+    try {
+      const report = await runDrift({
+        baseline: join(import.meta.dirname, '..', '..', 'cassettes'),
+        harness: suite,
+        server: sim.url,
+        target,
+        config: DEFAULT_DRIFT_CONFIG,
+        failOn: 'info',
+        onProgress: (l) => lines.push(l),
+      });
+      expect(lines).toEqual([`re-recording ${suite} against ${sim.url}`]);
+      expect(report.findings).toEqual([]);
+      expect(report.failed).toBe(false);
     } finally {
       await sim.close();
     }

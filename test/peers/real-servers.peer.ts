@@ -55,13 +55,18 @@ describe.each([['opencode' as const], ['codex' as const]])('the real %s server',
     expect(rows.map((r) => [r.probe, r.ok, r.replayed])).toEqual(rows.map((r) => [r.probe, true, 'SUPPORTED']));
   });
 
-  it('moved nothing against the committed recording of the same binary', async () => {
+  it('bench drift --peer re-records it once more and finds nothing moved against the committed recording', async () => {
+    const lines: string[] = [];
     const report = await runDrift({
-      baseline: join(COMMITTED, folder),
-      candidate: join(out, folder),
+      baseline: COMMITTED,
+      harness: folder,
+      peer: BINARIES[kind],
+      target: kind,
       config: DEFAULT_DRIFT_CONFIG,
       failOn: 'info',
+      onProgress: (l) => lines.push(l),
     });
+    expect(lines).toEqual([`re-recording ${folder} against the real ${kind} (${BINARIES[kind]})`]);
     expect(report.findings.map((f) => `${f.severity} ${f.subject}: ${f.message}`)).toEqual([]);
   });
 });

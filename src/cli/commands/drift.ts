@@ -1,5 +1,13 @@
 import type { Command } from 'commander';
-import { loadDriftConfig, renderDriftJunit, renderDriftMarkdown, renderDriftText, runDrift, type Severity } from '../../drift/index.js';
+import {
+  type DriftTarget,
+  loadDriftConfig,
+  renderDriftJunit,
+  renderDriftMarkdown,
+  renderDriftText,
+  runDrift,
+  type Severity,
+} from '../../drift/index.js';
 import { UsageError } from '../../errors.js';
 import { runCommand } from '../run-command.js';
 
@@ -9,6 +17,7 @@ const SEVERITIES = ['breaking', 'notable', 'info'] as const;
 interface DriftFlags {
   baseline: string;
   server?: string;
+  peer?: string;
   candidate?: string;
   harness?: string;
   target: string;
@@ -27,9 +36,17 @@ export function registerDrift(program: Command): void {
     )
     .requiredOption('--baseline <dir>', 'committed cassettes (a harness folder, or a folder of them)')
     .option('--server <url>', 're-record the same probes against this server into a temporary folder')
+    .option(
+      '--peer <binary>',
+      'with --target codex or opencode: re-record against this real vendor binary, started offline against the mock model',
+    )
     .option('--candidate <dir>', 'compare with this folder instead (same layout as the baseline)')
     .option('--harness <id>', 'only this harness')
-    .option('--target <kind>', 'with --server: omnigent (default) or hermes; folders of the other suite are left out', 'omnigent')
+    .option(
+      '--target <kind>',
+      'with --server or --peer: omnigent (default), hermes, codex or opencode; folders of other suites are left out',
+      'omnigent',
+    )
     .option('--api-key <key>', 'with --target hermes: the gateway API key (default $HERMES_API_KEY)')
     .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'text')
     .option('--fail-on <severity>', `lowest severity that exits 1: ${SEVERITIES.join(', ')} (default from config, else breaking)`)
@@ -47,22 +64,24 @@ Exit codes: 0 nothing at or above --fail-on, 1 drift found, 2 bad input.
 Examples:
   $ bench drift --baseline cassettes --server http://127.0.0.1:6767 --format markdown >> "$GITHUB_STEP_SUMMARY"
   $ bench drift --baseline cassettes/kiro-native --candidate /tmp/new/kiro-native
-  $ bench drift --baseline cassettes --server http://127.0.0.1:8642 --target hermes --api-key "$HERMES_API_KEY"`,
+  $ bench drift --baseline cassettes --server http://127.0.0.1:8642 --target hermes --api-key "$HERMES_API_KEY"
+  $ bench drift --baseline cassettes/codex-app-server-real --target codex --peer ./node_modules/.bin/codex`,
     )
     .action((flags: DriftFlags) =>
       runCommand(async () => {
         if (!(FORMATS as readonly string[]).includes(flags.format))
           throw new UsageError(`--format ${JSON.stringify(flags.format)}: use one of ${FORMATS.join(', ')}`);
-        if (flags.target !== 'omnigent' && flags.target !== 'hermes')
-          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent or hermes`);
+        if (!['omnigent', 'hermes', 'codex', 'opencode'].includes(flags.target))
+          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent, hermes, codex or opencode`);
         if (flags.failOn && !(SEVERITIES as readonly string[]).includes(flags.failOn))
           throw new UsageError(`--fail-on ${JSON.stringify(flags.failOn)}: use one of ${SEVERITIES.join(', ')}`);
         const report = await runDrift({
           baseline: flags.baseline,
           server: flags.server,
+          peer: flags.peer,
           candidate: flags.candidate,
           harness: flags.harness,
-          target: flags.target as 'omnigent' | 'hermes',
+          target: flags.target as DriftTarget,
           apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
           config: await loadDriftConfig(flags.config),
           failOn: flags.failOn as Severity | undefined,
