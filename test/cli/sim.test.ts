@@ -37,6 +37,23 @@ describe('bench sim', () => {
     expect(await sim.exit()).toBe(0);
   });
 
+  it('serves the mock model with --target model: a streamed chat completion ending in [DONE]', async () => {
+    const sim = await startBench(['sim', '--target', 'model']);
+    try {
+      const res = await fetch(`${sim.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ stream: true, messages: [{ role: 'user', content: 'Say hi.' }] }),
+      });
+      const text = await res.text();
+      expect(text).toContain('"content":"mock."');
+      expect(text.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    } finally {
+      sim.child.kill('SIGTERM');
+    }
+    expect(await sim.exit()).toBe(0);
+  });
+
   it('refuses a short key, an unknown target, and --mutate on the gateway in one line', async () => {
     for (const args of [
       ['--target', 'hermes', '--api-key', 'short'],
