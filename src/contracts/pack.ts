@@ -19,4 +19,10 @@ export interface Pack {
    * decide which of those variations are legal.
    */
   optional?: string[];
+  /**
+   * Housekeeping event types the reference calls noise (a client must
+   * tolerate them and depends on none): a real server sends them depending on
+   * timing, so drift leaves them out, as it does `ignoreEventTypes`.
+   */
+  noise?: string[];
 }

@@ -1,6 +1,7 @@
 import { join, relative } from 'node:path';
 import { type Cassette, decodeBody, loadCassette } from '../cassette/index.js';
 import { streamsOf, verifyCassette } from '../contracts/index.js';
+import { BUILT_IN_PACKS } from '../contracts/packs/index.js';
 import { omnigentNativeTui } from '../contracts/packs/omnigent.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { routeTemplate } from '../net/route-template.js';
@@ -29,6 +30,9 @@ function shapeFor(map: Map<string, Shape>, key: string): Shape {
   return shape;
 }
 
+/** A built-in pack by name; an unknown name is verify's to report, not drift's. */
+const knownPack = (name: string) => BUILT_IN_PACKS.find((p) => p.name === name);
+
 function addCassette(profile: Profile, name: string, cassette: Cassette, config: DriftConfig): void {
   const ignore = (path: string) =>
     config.ignoreFields.some((f) => f === path || path.endsWith(`.${f}`) || path.startsWith(`${f}.`) || path.startsWith(`${f}[]`));
@@ -55,10 +59,12 @@ function addCassette(profile: Profile, name: string, cassette: Cassette, config:
       r.statuses.add(502);
     }
   }
+  // Types the config ignores, and those the cassette's packs call noise (housekeeping whose timing is the server's).
+  const skipped = new Set([...config.ignoreEventTypes, ...(cassette.meta.packs ?? []).flatMap((p) => knownPack(p)?.noise ?? [])]);
   const turns: string[][] = [];
   for (const stream of streamsOf(cassette, omnigentNativeTui.turnStarts)) {
     for (const e of stream.events) {
-      if (config.ignoreEventTypes.includes(e.type)) continue;
+      if (skipped.has(e.type)) continue;
       addToShape(shapeFor(profile.eventShapes, e.type), e.data, '', ignore);
     }
     for (const t of stream.turns)
@@ -66,7 +72,7 @@ function addCassette(profile: Profile, name: string, cassette: Cassette, config:
         stream.events
           .slice(t.start, t.end)
           .map((e) => e.type)
-          .filter((type) => !config.ignoreEventTypes.includes(type)),
+          .filter((type) => !skipped.has(type)),
       );
   }
   profile.turns.set(name, turns);

@@ -1,14 +1,18 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../src/cassette/index.js';
+import { loadCodexProtocol } from '../../src/codex/index.js';
 import { verifyCassette } from '../../src/contracts/index.js';
 import { DEFAULT_DRIFT_CONFIG, runDrift } from '../../src/drift/index.js';
 import { PEER_FOLDERS, type PeerKind, processesUnder, recordPeer } from '../../src/peers/index.js';
 import { replayCheck } from '../../src/probes/index.js';
 
+const run = promisify(execFile);
 const HERE = import.meta.dirname;
 const COMMITTED = join(HERE, '..', '..', 'cassettes');
 /** Where `npm ci --prefix test/peers` puts each vendor binary (linux x64, as on every machine here). */
@@ -68,5 +72,29 @@ describe.each([['opencode' as const], ['codex' as const]])('the real %s server',
     });
     expect(lines).toEqual([`re-recording ${folder} against the real ${kind} (${BINARIES[kind]})`]);
     expect(report.findings.map((f) => `${f.severity} ${f.subject}: ${f.message}`)).toEqual([]);
+  });
+});
+
+describe('the codex protocol the pinned binary describes (generate-json-schema)', () => {
+  it("every frame of the simulator's and the real server's sessions fits it, requests, notifications and results", async () => {
+    const dir = join(out, 'codex-protocol');
+    const home = join(out, 'codex-home');
+    await mkdir(home, { recursive: true });
+    // The schema is generated per run and never committed (reference §6).
+    await run(BINARIES.codex, ['app-server', 'generate-json-schema', '--out', dir], {
+      env: { PATH: process.env.PATH ?? '', HOME: home, CODEX_HOME: home },
+      timeout: 60_000,
+    });
+    const protocol = await loadCodexProtocol(dir);
+    const folders = ['codex-app-server', 'codex-app-server-real'].map((f) => join(COMMITTED, f));
+    let frames = 0;
+    for (const folder of [...folders, join(out, PEER_FOLDERS.codex)]) {
+      for (const file of (await readdir(folder)).filter((f) => f !== 'manifest.yaml')) {
+        const session = (await loadCassette(join(folder, file))).interactions[0]?.response?.websocket?.frames ?? [];
+        frames += session.length;
+        expect([folder, file, protocol.check(session)]).toEqual([folder, file, []]);
+      }
+    }
+    expect(frames).toBeGreaterThan(200);
   });
 });

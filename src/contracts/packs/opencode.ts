@@ -63,6 +63,7 @@ export const opencodeEvents: Pack = {
   routes: [/\/event$/],
   payloads: opencodePayloads,
   optional: ['server.heartbeat', 'message.part.delta', ...NOISE],
+  noise: ['server.heartbeat', ...NOISE],
   rules: [
     firstEvent('server.connected', m('connected-first', 'server.connected is the first event of every connection', 'OC1')),
     exactlyOne(['server.connected'], m('connected-once', 'server.connected is sent once per connection', 'OC1')),

@@ -128,13 +128,22 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
             modelProvider: 'mock',
             cwd: thread.cwd,
             approvalPolicy: 'on-request',
+            approvalsReviewer: 'user',
             sandbox: { type: 'dangerFullAccess' },
           };
         }
         case 'thread/resume': {
           const thread = threadOf(params);
           if (thread.turns.length === 0) throw new RpcError(-32600, `no rollout found for thread id ${thread.id}`);
-          return { thread: threadView(thread), model: 'mock-model', modelProvider: 'mock', cwd: thread.cwd };
+          return {
+            thread: threadView(thread),
+            model: 'mock-model',
+            modelProvider: 'mock',
+            cwd: thread.cwd,
+            approvalPolicy: 'on-request',
+            approvalsReviewer: 'user',
+            sandbox: { type: 'dangerFullAccess' },
+          };
         }
         case 'turn/start': {
           const thread = threadOf(params);
@@ -194,7 +203,13 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
       const end = (outcome: 'completed' | 'interrupted') => {
         delete thread.active;
         if (outcome === 'completed') {
-          const total = { inputTokens: text.length, outputTokens: 8, totalTokens: text.length + 8 };
+          const total = {
+            totalTokens: text.length + 8,
+            inputTokens: text.length,
+            cachedInputTokens: 0,
+            outputTokens: 8,
+            reasoningOutputTokens: 0,
+          };
           notify('thread/tokenUsage/updated', { ...base, tokenUsage: { total, last: total, modelContextWindow: 200_000 } });
           // CX5: the rate limits and the read state follow the usage, before the thread goes idle.
           notify('account/rateLimits/updated', { rateLimits: { limitId: 'codex', primary: null, secondary: null, credits: null } });
@@ -240,6 +255,7 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
           const request = ask('item/commandExecution/requestApproval', {
             ...base,
             itemId: item.id,
+            startedAtMs: ids.now() * 1000,
             command,
             cwd: thread.cwd,
             commandActions: [{ type: 'unknown', command: 'echo hello-from-tool' }],
@@ -300,6 +316,8 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
       turns: [],
       modelProvider: 'mock',
       model: 'mock-model',
+      cliVersion: VERSION,
+      projectId: null,
       preview: '',
       ephemeral: false,
       createdAt: 1_787_000_000,
