@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -51,6 +51,7 @@ describe('bad input on the command line', () => {
       /^bench: \/no\/such\/codex --version failed \(.*\); give the path of the codex binary\n$/,
     );
     expect(await readdir(out)).toEqual([]);
+    await rm(out, { recursive: true });
     expectOneLine(
       await runBench(['record', '--target', 'hermes', '--peer', 'codex']),
       /^bench: --peer runs a real codex or opencode server/,
