@@ -47,8 +47,11 @@ async function toolTurn(client: CodexClient, ctx: { cwd: string; turnMs: number 
     .some((m) => m.method === 'thread/status/changed' && JSON.stringify(params(m).status).includes('waitingOnApproval'));
   client.respond(request.id, { decision });
   const end = await client.waitFor(completedTurn, ctx.turnMs, from);
+  // CX7 resolves the request before the command completes; waiting for it, not for its place, keeps the probe about the protocol.
+  const isResolved = (m: RpcMessage) => m.method === 'serverRequest/resolved' && params(m).requestId === request.id;
+  if (end) await client.waitFor(isResolved, ctx.turnMs, from);
   const after = client.messages.slice(from);
-  const resolved = after.findIndex((m) => m.method === 'serverRequest/resolved' && params(m).requestId === request.id);
+  const resolved = after.findIndex(isResolved);
   const command = after.find((m) => m.method === 'item/completed' && item(m).type === 'commandExecution');
   return { end, waiting, resolved, command, request };
 }

@@ -128,10 +128,41 @@ export function checkRule(rule: Rule, events: readonly CheckedEvent[], seg: Segm
         const value = String(valueAt(e.data, rule.field));
         const stage = rule.stages.findIndex((st) => st.includes(value));
         if (stage === -1) continue;
-        const key = String(valueAt(e.data, rule.key));
+        // `a|b`: the key is at whichever path the event has (codex puts a turn's id in `turnId` or `turn.id`).
+        const key = String(
+          rule.key
+            .split('|')
+            .map((path) => valueAt(e.data, path))
+            .find((k) => k !== undefined),
+        );
         const top = reached.get(key) ?? -1;
         if (stage < top) v(i, `${rule.field} ${value} after ${rule.stages[top]?.join('|')} for ${rule.key}=${key}`);
         else reached.set(key, stage);
+      }
+      break;
+    }
+    case 'assembles': {
+      const delta = compileSelector(rule.delta);
+      const whole = compileSelector(rule.whole);
+      const text = new Map<string, string>();
+      const done = new Set<string>();
+      for (let i = start; i < end; i++) {
+        const e = at(i);
+        if (delta.matches(e)) {
+          const key = String(valueAt(e.data, rule.deltaKey));
+          if (done.has(key)) v(i, `a delta of ${rule.deltaKey}=${key} after its whole text`);
+          text.set(key, (text.get(key) ?? '') + String(valueAt(e.data, rule.deltaField) ?? ''));
+        } else if (whole.matches(e)) {
+          const key = String(valueAt(e.data, rule.wholeKey));
+          done.add(key);
+          const got = text.get(key);
+          const want = valueAt(e.data, rule.wholeField);
+          if (got !== undefined && typeof want === 'string' && got !== want)
+            v(
+              i,
+              `the deltas of ${rule.deltaKey}=${key} add up to ${JSON.stringify(got.slice(0, 60))}, not ${JSON.stringify(want.slice(0, 60))}`,
+            );
+        }
       }
       break;
     }

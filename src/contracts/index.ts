@@ -4,6 +4,7 @@ export type { Pack } from './pack.js';
 export { BUILT_IN_PACKS, findPack } from './packs/index.js';
 export { renderJunit, renderText, renderViolation } from './render.js';
 export {
+  assembles,
   atMostOne,
   describeRule,
   eventually,
@@ -22,7 +23,7 @@ export {
   terminal,
 } from './rules.js';
 export type { CheckedEvent } from './selectors.js';
-export { eventType, itemType, streamsOf, type TurnStart } from './stream-events.js';
+export { eventType, frameType, itemType, streamsOf, type TurnStart } from './stream-events.js';
 export {
   type CheckedCassette,
   checkEvents,

@@ -10,6 +10,14 @@ export interface Pack {
   turnStarts: TurnStart[];
   /** A zod schema for the data of each event type; a type not listed is reported as unknown when the pack lists any. */
   payloads: Record<string, z.ZodType>;
+  /** A protocol larger than the pack describes: types without a payload schema are not reported as unknown. */
+  openVocabulary?: boolean;
+  /**
+   * JSON-RPC over WebSocket: the `result` of the response to each client
+   * request, by the request's method (a response's shape depends on what it
+   * answers, which its own type, `response`, cannot say).
+   */
+  results?: Record<string, z.ZodType>;
   rules: Rule[];
   /** Paths of the stream requests this pack describes; without it, every stream of a cassette is checked. */
   routes?: RegExp[];

@@ -34,6 +34,18 @@ export const ruleSchema = z.discriminatedUnion('kind', [
     stages: z.array(z.array(z.string()).min(1)).min(2),
   }),
   z.strictObject({
+    kind: z.literal('assembles'),
+    ...meta,
+    /** The delta events, their key (which text they extend) and the field holding the piece. */
+    delta: selectorSchema,
+    deltaKey: z.string().min(1),
+    deltaField: z.string().min(1),
+    /** The event carrying the whole text, its key and the field holding the text. */
+    whole: selectorSchema,
+    wholeKey: z.string().min(1),
+    wholeField: z.string().min(1),
+  }),
+  z.strictObject({
     kind: z.literal('sequence'),
     ...meta,
     field: z.string().min(1),
@@ -111,12 +123,33 @@ export const sequence = (field: string, opts: { start?: number; step?: number },
  * Among the `event`s with the same `key`, the value at `field` never moves back
  * through `stages` (each stage lists the values it allows): a tool's state goes
  * pending, running, then completed or error, however often each repeats.
+ * `key` may list paths as `a|b`: the first one an event has.
  */
 export const progression = (event: string, opts: { key: string; field: string; stages: string[][] }, m: Meta): Rule => ({
   kind: 'progression',
   ...withScope({ ...m, scope: m.scope ?? 'stream' }),
   event,
   ...opts,
+});
+
+/**
+ * Streamed text adds up: the `delta` pieces of a key, in order, are exactly the
+ * text the `whole` event of that key carries (when any delta came), and no
+ * piece of a key comes after its whole text.
+ */
+export const assembles = (
+  delta: { event: string; key: string; field: string },
+  whole: { event: string; key: string; field: string },
+  m: Meta,
+): Rule => ({
+  kind: 'assembles',
+  ...withScope({ ...m, scope: m.scope ?? 'stream' }),
+  delta: delta.event,
+  deltaKey: delta.key,
+  deltaField: delta.field,
+  whole: whole.event,
+  wholeKey: whole.key,
+  wholeField: whole.field,
 });
 
 /** A rule in one line, as reports print it. */
@@ -142,6 +175,8 @@ export function describeRule(rule: Rule): string {
       return `framing(no ${rule.forbid.join(', ')})`;
     case 'progression':
       return `progression(${rule.event} by ${rule.key}: ${rule.field} ${rule.stages.map((st) => st.join('|')).join(' -> ')})`;
+    case 'assembles':
+      return `assembles(${rule.delta}.${rule.deltaField} by ${rule.deltaKey} = ${rule.whole}.${rule.wholeField} by ${rule.wholeKey})`;
     case 'sequence':
       return `sequence(${rule.field}${rule.start === undefined ? '' : ` from ${rule.start}`}${rule.step === undefined ? ', increasing' : ` by ${rule.step}`})`;
   }

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { type Cassette, loadCassette } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
@@ -47,6 +48,13 @@ function excerpt(events: readonly CheckedEvent[], positions: readonly number[], 
   return lines;
 }
 
+/** `what.path: message` for the first issue of a failed payload check. */
+function firstIssue(what: string, error: z.ZodError): string {
+  const issue = error.issues[0];
+  const path = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') ?? '';
+  return `${what}${path}: ${issue?.message ?? 'invalid'}`;
+}
+
 /** Checks events against one pack: payload schemas, then every rule over its scope. */
 export function checkEvents(
   events: readonly CheckedEvent[],
@@ -68,21 +76,29 @@ export function checkEvents(
   const payloadViolations: Violation[] = [];
   if (Object.keys(pack.payloads).length > 0) {
     const unknown = new Set<string>();
+    // Client request id → method, so a response's result is checked against what it answers.
+    const asked = new Map<string, string>();
     events.forEach((e, i) => {
       if (e.type === ':comment') return;
+      if (pack.results) {
+        const m = e.data as { id?: unknown; method?: unknown; result?: unknown } | undefined;
+        if (e.type.startsWith('client:') && typeof m?.method === 'string' && m.id !== undefined) asked.set(JSON.stringify(m.id), m.method);
+        const answered = e.type === 'response' && m?.id !== undefined ? asked.get(JSON.stringify(m.id)) : undefined;
+        const schema = answered === undefined || !('result' in (m as object)) ? undefined : pack.results[answered];
+        const r = schema?.safeParse(m?.result);
+        if (r && !r.success)
+          payloadViolations.push(make('payload_invalid', 'payload-schema', i, firstIssue(`response to ${answered} result`, r.error)));
+      }
       const schema = pack.payloads[e.type];
       if (!schema) {
+        if (pack.openVocabulary) return;
         if (!unknown.has(e.type))
           payloadViolations.push(make('unknown_event', 'known-event-types', i, `unknown event type ${e.type}: not in ${pack.name}`));
         unknown.add(e.type);
         return;
       }
       const r = schema.safeParse(e.data);
-      if (!r.success) {
-        const issue = r.error.issues[0];
-        const path = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') ?? '';
-        payloadViolations.push(make('payload_invalid', 'payload-schema', i, `${e.type} data${path}: ${issue?.message ?? 'invalid'}`));
-      }
+      if (!r.success) payloadViolations.push(make('payload_invalid', 'payload-schema', i, firstIssue(`${e.type} data`, r.error)));
     });
     results.push({ rule: 'payload-schema', violations: payloadViolations });
   }

@@ -7,7 +7,7 @@ import { FuzzError } from './errors.js';
 import { transportReframing } from './transport.js';
 import {
   applyVariation,
-  labelOf,
+  eventLabels,
   type Transport,
   transportSchema,
   type Variation,
@@ -83,7 +83,7 @@ const LABEL_TRANSPORT = 'fuzz-transport';
 
 function makeCase(space: VariationSpace, variation: Variation, replay: ReplayOptions | undefined) {
   const varied = applyVariation(space, variation);
-  const { reframe, log, cut } = transportReframing(varied.cassette, space.streams, variation.transport);
+  const { reframe, log, cut } = transportReframing(varied.cassette, space.sse, variation.transport);
   const options: ReplayOptions = { ...replay, reframe };
   const cassettes = [{ name: space.name, cassette: varied.cassette }];
   const c: FuzzCase = {
@@ -139,7 +139,7 @@ export async function exploreCassette(cassette: Cassette, options: FuzzOptions, 
     eol: variation.transport.eol,
     streams: again.touched().map((seq) => ({
       seq,
-      events: (again.c.cassette.interactions.find((i) => i.seq === seq)?.response?.stream?.events ?? []).map(labelOf),
+      events: eventLabels(again.c.cassette.interactions.find((i) => i.seq === seq)),
     })),
     error,
     reproduced,

@@ -57,7 +57,7 @@ export async function fuzzProbes(dir: string, options: ProbeFuzzOptions): Promis
         ...(options.saveDir ? { saveCounterexample: join(options.saveDir, `${harness}.${basename(file)}`) } : {}),
       },
       async (c) => {
-        const out = await recorded.replay({ fetch: c.fetch }, FUZZ_TIMINGS);
+        const out = await recorded.replay({ fetch: c.fetch, cassettes: c.cassettes }, FUZZ_TIMINGS);
         // Kept from a failing run only: the counterexample's last replay may pass when the break is timing-dependent.
         if (out.replayed !== result.verdict) replayed = out.replayed;
         if (out.replayed !== result.verdict)

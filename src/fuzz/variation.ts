@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Cassette, Interaction, SseItem } from '../cassette/index.js';
-import { findPack, itemType, type Pack, verifyCassette } from '../contracts/index.js';
+import type { Cassette, Interaction, SseItem, WsFrame } from '../cassette/index.js';
+import { findPack, frameType, itemType, type Pack, verifyCassette } from '../contracts/index.js';
 import { FuzzError } from './errors.js';
 import { applyPayloadChange, describePayloadChange, payloadChanges } from './payload-changes.js';
 
@@ -42,8 +42,10 @@ export interface VariationSpace {
   name: string;
   base: Cassette;
   packs: Pack[];
-  /** Indices (into `interactions`) of the interactions that hold an SSE stream. */
+  /** Indices (into `interactions`) of the interactions that hold an SSE stream or a WebSocket session. */
   streams: number[];
+  /** Those of them that are SSE streams: only their bytes travel as chunks a transport can cut. */
+  sse: number[];
   /** Event types some pack lists as optional, minus the kept ones. */
   optional: Set<string>;
   /** Optional events found anywhere in the cassette: what inserts copy. */
@@ -59,6 +61,12 @@ export interface VariedCassette {
   applied: string[];
   /** Seqs of the interactions whose streams changed. */
   changed: number[];
+}
+
+/** How a report lists an interaction's events: each SSE event's label, or each WebSocket frame's type. */
+export function eventLabels(interaction: Interaction | undefined): string[] {
+  const { stream, websocket } = interaction?.response ?? {};
+  return stream ? stream.events.map(labelOf) : (websocket?.frames ?? []).map(frameType);
 }
 
 /** `session.status[idle]`: the type, and the status when there is one, as reports print an event. */
@@ -92,11 +100,12 @@ export function variationSpace(cassette: Cassette, name: string, options: { pack
     );
   const keep = new Set(options.keep ?? []);
   const optional = new Set(packs.flatMap((p) => p.optional ?? []).filter((t) => !keep.has(t)));
-  const streams = cassette.interactions.flatMap((i, n) => (i.response?.stream ? [n] : []));
+  const streams = cassette.interactions.flatMap((i, n) => (i.response?.stream || i.response?.websocket ? [n] : []));
+  const sse = streams.filter((n) => cassette.interactions[n]?.response?.stream);
   const seen = new Set<string>();
   const sources: SseItem[] = [];
   for (const n of streams) {
-    for (const item of (cassette.interactions[n] as Interaction).response?.stream?.events ?? []) {
+    for (const item of itemsOf(cassette.interactions[n] as Interaction)) {
       const key = `${item.event ?? ''}\n${item.data ?? ''}`;
       if (optional.has(itemType(item)) && !seen.has(key)) {
         seen.add(key);
@@ -109,6 +118,7 @@ export function variationSpace(cassette: Cassette, name: string, options: { pack
     base: cassette,
     packs,
     streams,
+    sse,
     optional,
     sources,
     keep,
@@ -125,15 +135,54 @@ export function variationSpace(cassette: Cassette, name: string, options: { pack
   return space;
 }
 
-/** A copy of the cassette whose streams can be edited without touching the original. */
+/** A copy of the cassette whose streams and sessions can be edited without touching the original. */
 function editableCopy(cassette: Cassette): Cassette {
   return {
     ...cassette,
     interactions: cassette.interactions.map((i) => {
-      const stream = i.response?.stream;
-      return stream && i.response ? { ...i, response: { ...i.response, stream: { ...stream, events: [...stream.events] } } } : i;
+      const { stream, websocket } = i.response ?? {};
+      if (stream && i.response) return { ...i, response: { ...i.response, stream: { ...stream, events: [...stream.events] } } };
+      if (websocket && i.response) return { ...i, response: { ...i.response, websocket: { ...websocket, frames: [...websocket.frames] } } };
+      return i;
     }),
   };
+}
+
+/** A server's JSON frame: the only kind of WebSocket frame the fuzzer edits (the client's are what replay matches). */
+const editableFrame = (f: WsFrame) => f.from === 'server' && f.json !== undefined && typeof f.json === 'object' && f.json !== null;
+
+/**
+ * What the edits work on: an SSE stream's events, or a WebSocket session's
+ * server JSON frames as items typed by their JSON-RPC method, so moves,
+ * inserts, deletes and payload changes mean the same on both.
+ */
+function itemsOf(interaction: Interaction): SseItem[] {
+  const { stream, websocket } = interaction.response ?? {};
+  if (stream) return stream.events;
+  return (websocket?.frames ?? [])
+    .filter(editableFrame)
+    .map((f) => ({ at: f.at, after: f.after, event: frameType(f), data: JSON.stringify(f.json) }));
+}
+
+/**
+ * Puts edited server frames back among the session's other frames. A server
+ * frame recorded with `after = k` arrived after the client frame of seq k and
+ * before the next, so ordering by (seq or after, side) rebuilds the session;
+ * server frames keep their edited order, frames the fuzzer leaves alone come
+ * last among those released together (a close stays last).
+ */
+function writeFrames(frames: WsFrame[], items: SseItem[]): WsFrame[] {
+  const keyed: { key: number; rank: number; order: number; frame: WsFrame }[] = [];
+  frames.forEach((f, order) => {
+    if (editableFrame(f)) return;
+    keyed.push({ key: f.from === 'client' ? (f.seq as number) : f.after, rank: f.from === 'client' ? 0 : 2, order, frame: f });
+  });
+  items.forEach((item, order) => {
+    const frame = { at: item.at, from: 'server', after: item.after, json: JSON.parse(item.data as string) } as WsFrame;
+    keyed.push({ key: item.after, rank: 1, order, frame });
+  });
+  keyed.sort((a, b) => a.key - b.key || a.rank - b.rank || a.order - b.order);
+  return keyed.map((k) => k.frame);
 }
 
 /** Keeps recorded times in order around an event placed at `k`. */
@@ -151,8 +200,8 @@ function placed(events: SseItem[], p: number, fields: Omit<SseItem, 'at' | 'afte
   return { ...fields, at: near.at, after: near.after };
 }
 
-/** Applies one edit in place; returns what it did, or undefined when it does not apply. */
-function applyEdit(space: VariationSpace, events: SseItem[], edit: Edit): string | undefined {
+/** Applies one edit in place; returns what it did, or undefined when it does not apply. `frames`: the items are a WebSocket session's. */
+function applyEdit(space: VariationSpace, events: SseItem[], edit: Edit, frames: boolean): string | undefined {
   const n = events.length;
   if (n === 0) return undefined;
   switch (edit.op) {
@@ -204,14 +253,18 @@ function applyEdit(space: VariationSpace, events: SseItem[], edit: Edit): string
       } catch {
         return undefined;
       }
-      const changes = payloadChanges(data);
+      // A JSON-RPC message varies inside its params or result: its method and id are what replay matches on.
+      const inner = frames ? (['params', 'result'] as const).find((k) => k in (data as object)) : undefined;
+      if (frames && !inner) return undefined;
+      const root = inner ? (data as Record<string, unknown>)[inner] : data;
+      const changes = payloadChanges(root).map((c) => (inner ? { ...c, path: [inner, ...c.path] } : c));
       const change = changes[edit.change % Math.max(1, changes.length)];
       if (!change) return undefined;
       events[i] = { ...item, data: JSON.stringify(applyPayloadChange(data, change)) };
       return `${labelOf(item)} #${i}: ${describePayloadChange(change)}`;
     }
     case 'comment': {
-      if (!space.comments) return undefined;
+      if (!space.comments || frames) return undefined;
       const p = edit.at % (n + 1);
       events.splice(p, 0, placed(events, p, { comment: ' tapedeck-fuzz' }));
       return `inserted a comment line at #${p}`;
@@ -231,17 +284,30 @@ export function applyVariation(space: VariationSpace, variation: Variation, opti
   if (space.streams.length === 0) return { cassette, applied, changed: [] };
   for (const edit of variation.edits) {
     const interaction = cassette.interactions[space.streams[edit.stream % space.streams.length] as number] as Interaction;
-    const stream = interaction.response?.stream;
-    if (!stream) continue;
-    const before = [...stream.events];
-    const did = applyEdit(space, stream.events, edit);
-    if (did === undefined) continue;
-    if (!options.unchecked && violationsOf(cassette, space).length > 0) {
-      stream.events = before;
-      continue;
+    const { stream, websocket } = interaction.response ?? {};
+    if (stream) {
+      const before = [...stream.events];
+      const did = applyEdit(space, stream.events, edit, false);
+      if (did === undefined) continue;
+      if (!options.unchecked && violationsOf(cassette, space).length > 0) {
+        stream.events = before;
+        continue;
+      }
+      applied.push(`${did} (stream of seq ${interaction.seq})`);
+      changed.add(interaction.seq);
+    } else if (websocket) {
+      const before = websocket.frames;
+      const items = itemsOf(interaction);
+      const did = applyEdit(space, items, edit, true);
+      if (did === undefined) continue;
+      websocket.frames = writeFrames(before, items);
+      if (!options.unchecked && violationsOf(cassette, space).length > 0) {
+        websocket.frames = before;
+        continue;
+      }
+      applied.push(`${did} (session of seq ${interaction.seq})`);
+      changed.add(interaction.seq);
     }
-    applied.push(`${did} (stream of seq ${interaction.seq})`);
-    changed.add(interaction.seq);
   }
   return { cassette, applied, changed: [...changed].sort((a, b) => a - b) };
 }

@@ -2,12 +2,12 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fetch as undiciFetch } from 'undici';
 import { loadCassette } from '../cassette/index.js';
-import { replayCodexFile } from '../codex/record-codex.js';
+import { replayCodexFile, replayCodexProbe } from '../codex/record-codex.js';
 import { UsageError } from '../errors.js';
 import { replayGatewayProbe } from '../gateway/record-gateway.js';
 import type { HarnessProfile } from '../harnesses/index.js';
 import { replayOpenCodeProbe } from '../opencode/record-opencode.js';
-import { cassetteDispatcher, type ReplayOptions } from '../replayer/index.js';
+import { cassetteDispatcher, type NamedCassette, type ReplayOptions } from '../replayer/index.js';
 import { type DriverTimings, SessionDriver } from './driver.js';
 import { loadManifest, type ProbeResult } from './manifest.js';
 import { PROBES, type Probe } from './probes.js';
@@ -50,8 +50,12 @@ async function harnessFolders(dir: string): Promise<string[]> {
   return out;
 }
 
-/** A way to reach a replay of one cassette: a fetch, its base URL, and how to stop it. */
-export type ReplayDoor = { fetch: FetchLike; baseUrl?: string; done?: () => Promise<void> };
+/**
+ * A way to reach a replay of one cassette: a fetch, its base URL, and how to
+ * stop it; `cassettes`, when the probe needs a socket of its own (WebSocket
+ * sessions), are what that socket replays instead of the file.
+ */
+export type ReplayDoor = { fetch: FetchLike; baseUrl?: string; done?: () => Promise<void>; cassettes?: readonly NamedCassette[] };
 
 /** One recorded probe of a harness folder: its manifest row, its cassette, and how to run its driver against a replay. */
 export interface RecordedProbe {
@@ -86,7 +90,10 @@ export async function recordedProbes(dir: string): Promise<RecordedProbe[]> {
       // WebSocket sessions replay through a socket of their own: the door's fetch has no part in it.
       const replaySuite =
         manifest.suite === 'codex-app-server'
-          ? (_door: ReplayDoor, turnMs?: number) => replayCodexFile(result.probe, base.file, turnMs)
+          ? (door: ReplayDoor, turnMs?: number) => {
+              const given = door.cassettes?.[0]?.cassette;
+              return given ? replayCodexProbe(result.probe, given, turnMs) : replayCodexFile(result.probe, base.file, turnMs);
+            }
           : manifest.suite === 'opencode-serve'
             ? (door: ReplayDoor, turnMs?: number) => replayOpenCodeProbe(result.probe, door.baseUrl ?? REPLAY_ORIGIN, door.fetch, turnMs)
             : gateway

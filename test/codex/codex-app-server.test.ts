@@ -27,7 +27,7 @@ describe('bench record --target codex', () => {
     for (const name of CODEX_PROBE_NAMES) {
       const checked = verifyCassette(await loadCassette(join(COMMITTED, `${name}.yaml`)), name);
       expect(checked.rules.flatMap((r) => r.violations)).toEqual([]);
-      expect(checked.rules.length).toBe(10);
+      expect(checked.rules.length).toBe(13);
     }
   });
 

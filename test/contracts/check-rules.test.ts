@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  assembles,
   atMostOne,
   type CheckedEvent,
   checkRule,
@@ -57,5 +58,36 @@ describe('the rule checker', () => {
     const events = toChecked(['b:1', 'a:1', 'b:1']);
     expect(checkRule(precedes('a', 'b', m), events, { start: 1, end: 3 })).toEqual([]);
     expect(checkRule(precedes('a', 'b', m), events, { start: 0, end: 3 }).map((v) => v.eventIndex)).toEqual([0]);
+  });
+});
+
+describe('keys and streamed text', () => {
+  const ev = (type: string, data: Record<string, unknown>) => ({ type, data });
+
+  it('progression takes its key from whichever of a|b the event has', () => {
+    const rule = progression('*', { key: 'turnId|turn.id', field: 'kind', stages: [['start'], ['item'], ['end']] }, m);
+    const events = [
+      ev('x', { kind: 'start', turn: { id: 't1' } }),
+      ev('x', { kind: 'item', turnId: 't1' }),
+      ev('x', { kind: 'end', turn: { id: 't1' } }),
+      ev('x', { kind: 'start', turn: { id: 't2' } }),
+      ev('x', { kind: 'item', turnId: 't1' }),
+    ];
+    expect(checkRule(rule, events, { start: 0, end: events.length }).map((v) => v.eventIndex)).toEqual([4]);
+  });
+
+  it('assembles: pieces add up to the whole text, and none comes after it', () => {
+    const rule = assembles({ event: 'd', key: 'k', field: 'text' }, { event: 'w', key: 'k', field: 'text' }, m);
+    const ok = [
+      ev('d', { k: 1, text: 'Hel' }),
+      ev('d', { k: 2, text: 'Bye' }),
+      ev('d', { k: 1, text: 'lo' }),
+      ev('w', { k: 1, text: 'Hello' }),
+    ];
+    expect(checkRule(rule, ok, { start: 0, end: ok.length })).toEqual([]);
+    const late = [...ok, ev('d', { k: 1, text: '!' })];
+    const swapped = [ok[2], ok[0], ok[3]].filter((e) => e !== undefined);
+    expect(checkRule(rule, late, { start: 0, end: late.length }).map((v) => v.message)).toEqual(['a delta of k=1 after its whole text']);
+    expect(checkRule(rule, swapped, { start: 0, end: swapped.length }).map((v) => v.eventIndex)).toEqual([2]);
   });
 });

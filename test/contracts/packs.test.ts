@@ -63,11 +63,24 @@ function minimalViolation(rule: Rule): [CheckedEvent[], number] {
       // The later stage first, then an earlier one for the same key: the second moves back.
       const at = (stage: number) => {
         const e = eventFor(rule.event);
-        setPath(e.data as Record<string, unknown>, rule.key, 'k1');
+        setPath(e.data as Record<string, unknown>, rule.key.split('|')[0] as string, 'k1');
         setPath(e.data as Record<string, unknown>, rule.field, rule.stages[stage]?.[0]);
         return e;
       };
       return [[at(1), at(0)], 1];
+    }
+    case 'assembles': {
+      // Two pieces, then a whole text for the same key that is not what they add up to.
+      const piece = (text: string) => {
+        const e = eventFor(rule.delta);
+        setPath(e.data as Record<string, unknown>, rule.deltaKey, 'k1');
+        setPath(e.data as Record<string, unknown>, rule.deltaField, text);
+        return e;
+      };
+      const whole = eventFor(rule.whole);
+      setPath(whole.data as Record<string, unknown>, rule.wholeKey, 'k1');
+      setPath(whole.data as Record<string, unknown>, rule.wholeField, 'Hello world');
+      return [[piece('world '), piece('Hello'), whole], 2];
     }
     case 'sequence': {
       const at = (n: number) => eventFor('zz.numbered', { [rule.field]: n });
