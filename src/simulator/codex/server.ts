@@ -122,28 +122,12 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
           const thread: Thread = { id: uuid(), cwd: typeof params.cwd === 'string' ? params.cwd : '/', turns: [] };
           threads.set(thread.id, thread);
           setImmediate(() => notify('thread/started', { thread: threadView(thread) }));
-          return {
-            thread: threadView(thread),
-            model: 'mock-model',
-            modelProvider: 'mock',
-            cwd: thread.cwd,
-            approvalPolicy: 'on-request',
-            approvalsReviewer: 'user',
-            sandbox: { type: 'dangerFullAccess' },
-          };
+          return threadOpened(thread);
         }
         case 'thread/resume': {
           const thread = threadOf(params);
           if (thread.turns.length === 0) throw new RpcError(-32600, `no rollout found for thread id ${thread.id}`);
-          return {
-            thread: threadView(thread),
-            model: 'mock-model',
-            modelProvider: 'mock',
-            cwd: thread.cwd,
-            approvalPolicy: 'on-request',
-            approvalsReviewer: 'user',
-            sandbox: { type: 'dangerFullAccess' },
-          };
+          return threadOpened(thread);
         }
         case 'turn/start': {
           const thread = threadOf(params);
@@ -300,6 +284,19 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
       message(`Hello from the codex simulator: ${text}`);
       end('completed');
     }
+  }
+
+  /** The result of thread/start and thread/resume: the thread and the settings it runs under. */
+  function threadOpened(thread: Thread): Msg {
+    return {
+      thread: threadView(thread),
+      model: 'mock-model',
+      modelProvider: 'mock',
+      cwd: thread.cwd,
+      approvalPolicy: 'on-request',
+      approvalsReviewer: 'user',
+      sandbox: { type: 'dangerFullAccess' },
+    };
   }
 
   /** §3 Turn: the fields every turn carries; times are filled in as the turn runs. */
