@@ -191,16 +191,18 @@ const killGroup = (pid: number | undefined, sig: NodeJS.Signals) => signal(pid &
 export async function startPeer(kind: PeerKind, given: StartPeerOptions): Promise<PeerServer> {
   // A path is taken from the caller's folder (the server runs in its own); a bare name is looked up on PATH.
   const options = { ...given, binary: given.binary.includes('/') ? resolve(given.binary) : given.binary };
-  const version = await run(options.binary, ['--version'], { timeout: 30_000 }).then(
-    (r) => r.stdout.trim(),
-    (err: Error) => {
-      throw new PeerStartError(`${options.binary} --version failed (${err.message.split('\n')[0]}); give the path of the ${kind} binary`);
-    },
-  );
   const root = await mkdtemp(join(tmpdir(), `tapedeck-peer-${kind}-`));
   const { args, env, listening } = await prepare(kind, root, options);
   const cwd = join(root, 'work');
   await mkdir(cwd, { recursive: true });
+  // Even `--version` runs isolated: opencode creates its cache, config and log folders under HOME on any start.
+  const version = await run(options.binary, ['--version'], { cwd, env, timeout: 30_000 }).then(
+    (r) => r.stdout.trim(),
+    async (err: Error) => {
+      await rm(root, { recursive: true, force: true });
+      throw new PeerStartError(`${options.binary} --version failed (${err.message.split('\n')[0]}); give the path of the ${kind} binary`);
+    },
+  );
   // Its own process group, so stopping it stops whatever it spawned (tools, helpers).
   const child = spawn(options.binary, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const onExit = () => killGroup(child.pid, 'SIGKILL');

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,12 +14,16 @@ async function fakeBinary(body: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'tapedeck-fake-peer-'));
   scripts.push(dir);
   const file = join(dir, 'codex');
-  await writeFile(file, `#!/bin/sh\nif [ "$1" = --version ]; then echo "fake-cli 9.9.9"; exit 0; fi\n${body}\n`);
+  // --version notes the HOME it ran under beside the script, so a test can see it was the isolated one.
+  await writeFile(
+    file,
+    `#!/bin/sh\nif [ "$1" = --version ]; then echo "$HOME" > "${dir}/home-at-version"; echo "fake-cli 9.9.9"; exit 0; fi\n${body}\n`,
+  );
   await chmod(file, 0o755);
   return file;
 }
 
-const peerRoots = async () => (await readdir(tmpdir())).filter((n) => n.startsWith('tapedeck-peer-codex-'));
+const peerRoots = async (kind = 'codex') => (await readdir(tmpdir())).filter((n) => n.startsWith(`tapedeck-peer-${kind}-`));
 
 describe('startPeer', () => {
   it('stops the whole process group and what escaped it, then removes its HOME', async () => {
@@ -27,6 +31,8 @@ describe('startPeer', () => {
     const binary = await fakeBinary('sleep 300 &\nsetsid sleep 301 &\necho "  listening on: ws://127.0.0.1:9" >&2\nexec sleep 302');
     const peer = await startPeer('codex', { binary, modelBaseUrl: 'http://127.0.0.1:9/v1' });
     expect([peer.url, peer.version]).toEqual(['ws://127.0.0.1:9', 'fake-cli 9.9.9']);
+    // Even asking for the version happened under the throwaway HOME, never the caller's.
+    expect((await readFile(join(binary, '..', 'home-at-version'), 'utf8')).trim()).toBe(join(peer.root, 'home'));
     // The config went into the throwaway CODEX_HOME, naming the mock model.
     expect(await readdir(join(peer.root, 'codex'))).toEqual(['config.toml']);
     await expect.poll(() => processesUnder(peer.root).then((p) => p.length)).toBe(3);
@@ -46,9 +52,11 @@ describe('startPeer', () => {
     expect(await peerRoots()).toEqual(before);
   });
 
-  it('a binary that cannot run is a PeerStartError naming it', async () => {
+  it('a binary that cannot run is a PeerStartError naming it, and its HOME is removed', async () => {
+    const before = await peerRoots('opencode');
     const err = await startPeer('opencode', { binary: '/nonexistent/opencode', modelBaseUrl: 'http://x/v1' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PeerStartError);
     expect((err as Error).message).toMatch(/^\/nonexistent\/opencode --version failed \(.*\); give the path of the opencode binary$/);
+    expect(await peerRoots('opencode')).toEqual(before);
   });
 });
