@@ -72,18 +72,21 @@ export async function recordCodex(options: RecordCodexOptions): Promise<Manifest
   const simulator = options.server ? undefined : await startCodexSimulator({ seed });
   const wsTarget = options.server ?? (simulator as { url: string }).url;
   try {
-    return await recordSuite({
-      suite: 'codex-app-server',
-      folder: options.folder ?? CODEX_FOLDER,
-      outDir: options.outDir,
-      target: wsTarget.replace(/^ws/, 'http'),
-      described: simulator ? `embedded codex app-server simulator (seed ${seed})` : (options.described ?? wsTarget),
-      packs: CODEX_PACKS,
-      redact: options.redact,
-      probes,
-      observe: (probe, url) => observeCodexProbe(probe, url.replace(/^http/, 'ws'), simulator ? SIMULATED_TURN_MS : LIVE_TURN_MS),
-      onProgress: options.onProgress,
-    });
+    return await recordSuite(
+      {
+        suite: 'codex-app-server',
+        folder: CODEX_FOLDER,
+        outDir: options.outDir,
+        target: wsTarget.replace(/^ws/, 'http'),
+        described: simulator ? `embedded codex app-server simulator (seed ${seed})` : wsTarget,
+        packs: CODEX_PACKS,
+        redact: options.redact,
+        probes,
+        observe: (probe, url) => observeCodexProbe(probe, url.replace(/^http/, 'ws'), simulator ? SIMULATED_TURN_MS : LIVE_TURN_MS),
+        onProgress: options.onProgress,
+      },
+      options,
+    );
   } finally {
     await simulator?.close();
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { recordCodex } from '../codex/index.js';
 import { UsageError } from '../errors.js';
-import { GATEWAY_FOLDER, recordGateway } from '../gateway/index.js';
+import { recordGateway } from '../gateway/index.js';
 import { recordOpenCode } from '../opencode/index.js';
 import { recordPeer } from '../peers/index.js';
 import { type DriverTimings, loadManifest, recordHarness } from '../probes/index.js';
@@ -102,9 +102,9 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
         options.onProgress?.(`re-recording ${scope} against ${source}`);
         const manifest = await loadManifest(join(baseDir, 'manifest.yaml'));
         const probes = manifest.probes.map((p) => p.probe);
-        // The codex and opencode suites record into a folder named like the baseline's, so several compare at once.
+        // Every suite records into a folder named like the baseline's (an omnigent harness folder already is), so several compare at once.
         const suiteRun = { outDir: recorded, probes, folder: scope };
-        if (target === 'hermes') await recordGateway({ server: options.server, apiKey: options.apiKey, outDir: recorded, probes });
+        if (target === 'hermes') await recordGateway({ ...suiteRun, server: options.server, apiKey: options.apiKey });
         else if (options.peer) await recordPeer(target as 'codex' | 'opencode', { ...suiteRun, binary: options.peer });
         else if (target === 'codex') await recordCodex({ ...suiteRun, server: options.server });
         else if (target === 'opencode') await recordOpenCode({ ...suiteRun, server: options.server });
@@ -116,7 +116,7 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
             probes,
             ...(options.timings ? { timings: options.timings } : {}),
           });
-        candDir = join(recorded, target === 'hermes' ? GATEWAY_FOLDER : scope);
+        candDir = join(recorded, scope);
       } else {
         const cand = options.candidate as string;
         candDir = folders.length === 1 && baseDir === options.baseline ? cand : join(cand, scope);

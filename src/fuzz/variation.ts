@@ -149,7 +149,7 @@ function editableCopy(cassette: Cassette): Cassette {
 }
 
 /** A server's JSON frame: the only kind of WebSocket frame the fuzzer edits (the client's are what replay matches). */
-const editableFrame = (f: WsFrame) => f.from === 'server' && f.json !== undefined && typeof f.json === 'object' && f.json !== null;
+const editableFrame = (f: WsFrame) => f.from === 'server' && typeof f.json === 'object' && f.json !== null;
 
 /**
  * What the edits work on: an SSE stream's events, or a WebSocket session's

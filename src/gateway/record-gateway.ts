@@ -42,18 +42,21 @@ export async function recordGateway(options: RecordGatewayOptions): Promise<Mani
   const target = options.server ?? (simulator as { url: string }).url;
   const apiKey = options.apiKey ?? (simulator as { apiKey: string }).apiKey;
   try {
-    return await recordSuite({
-      suite: 'hermes-gateway',
-      folder: GATEWAY_FOLDER,
-      outDir: options.outDir,
-      target,
-      described: simulator ? `embedded hermes gateway simulator (seed ${seed})` : target,
-      packs: GATEWAY_PACKS,
-      redact: options.redact,
-      probes,
-      observe: (probe, url) => observeGatewayProbe(probe, new GatewayClient(url, apiKey), simulator ? SIMULATED_TURN_MS : LIVE_TURN_MS),
-      onProgress: options.onProgress,
-    });
+    return await recordSuite(
+      {
+        suite: 'hermes-gateway',
+        folder: GATEWAY_FOLDER,
+        outDir: options.outDir,
+        target,
+        described: simulator ? `embedded hermes gateway simulator (seed ${seed})` : target,
+        packs: GATEWAY_PACKS,
+        redact: options.redact,
+        probes,
+        observe: (probe, url) => observeGatewayProbe(probe, new GatewayClient(url, apiKey), simulator ? SIMULATED_TURN_MS : LIVE_TURN_MS),
+        onProgress: options.onProgress,
+      },
+      options,
+    );
   } finally {
     await simulator?.close();
   }

@@ -46,19 +46,22 @@ export async function recordOpenCode(options: RecordOpenCodeOptions): Promise<Ma
   const simulator = options.server ? undefined : await startOpenCodeSimulator({ seed });
   const target = options.server ?? (simulator as { url: string }).url;
   try {
-    return await recordSuite({
-      suite: 'opencode-serve',
-      folder: options.folder ?? OPENCODE_FOLDER,
-      outDir: options.outDir,
-      target,
-      described: simulator ? `embedded opencode serve simulator (seed ${seed})` : (options.described ?? target),
-      packs: OPENCODE_PACKS,
-      redact: options.redact,
-      probes,
-      observe: async (probe, url) =>
-        observeOpenCodeProbe(probe, await clientFor(url, undefined, options.password), simulator ? SIMULATED_TURN_MS : LIVE_TURN_MS),
-      onProgress: options.onProgress,
-    });
+    return await recordSuite(
+      {
+        suite: 'opencode-serve',
+        folder: OPENCODE_FOLDER,
+        outDir: options.outDir,
+        target,
+        described: simulator ? `embedded opencode serve simulator (seed ${seed})` : target,
+        packs: OPENCODE_PACKS,
+        redact: options.redact,
+        probes,
+        observe: async (probe, url) =>
+          observeOpenCodeProbe(probe, await clientFor(url, undefined, options.password), simulator ? SIMULATED_TURN_MS : LIVE_TURN_MS),
+        onProgress: options.onProgress,
+      },
+      options,
+    );
   } finally {
     await simulator?.close();
   }

@@ -71,8 +71,19 @@ export function selectNamed<P extends { name: string }>(
   return all.filter((p) => names.includes(p.name));
 }
 
-/** Records each probe through its own proxy into `<outDir>/<folder>/<probe>.yaml`, then writes the manifest. */
-export async function recordSuite<P extends { name: string; priority: 'P0' | 'P1' }>(s: SuiteRecording<P>): Promise<Manifest> {
+/**
+ * Records each probe through its own proxy into `<outDir>/<folder>/<probe>.yaml`, then writes the manifest.
+ * `given` are the caller's overrides of the suite's folder and of how its target is described.
+ */
+export async function recordSuite<P extends { name: string; priority: 'P0' | 'P1' }>(
+  suite: SuiteRecording<P>,
+  given: Pick<SuiteOptions, 'folder' | 'described'> = {},
+): Promise<Manifest> {
+  if (given.folder !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(given.folder))
+    throw new UsageError(
+      `--folder ${JSON.stringify(given.folder)}: give a plain folder name (letters, digits, . _ -), created under --out`,
+    );
+  const s = { ...suite, folder: given.folder ?? suite.folder, described: given.described ?? suite.described };
   const dir = resolve(s.outDir, s.folder);
   const results: ProbeResult[] = [];
   for (const probe of s.probes) {

@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBench } from '../helpers/cli.js';
 import { startServer } from '../helpers/servers.js';
@@ -26,12 +28,18 @@ describe('bench record', () => {
     expect(r.stdout).toMatch(/^hermes against embedded hermes gateway simulator \(seed 1\): cassettes in .+\/hermes\//);
     expect(r.stdout).toMatch(/idempotent_retry +P0 +SUPPORTED +✓ SUPPORTED/);
     expect(r.stdout).toMatch(/tool_failed +P0 +SUPPORTED +✓ SUPPORTED/);
+    // --folder puts a suite's recording beside another, with the manifest named for it.
+    const beside = await runBench(['record', '--target', 'hermes', '--probes', 'tool_failed', '--folder', 'hermes-b', '--out', out]);
+    expect(beside.stdout).toMatch(/^hermes-b against .*: cassettes in .+\/hermes-b\//);
+    expect((await readdir(join(out, 'hermes-b'))).sort()).toEqual(['manifest.yaml', 'tool_failed.yaml']);
     for (const [args, says] of [
       [['--target', 'hermes', '--harness', 'kiro-native'], 'target records its own probes without one'],
       [['--target', 'nope'], '--target "nope"'],
       [[], '--harness is required'],
       [['--target', 'hermes', '--server', 'http://127.0.0.1:9'], '--server needs --api-key'],
       [['--target', 'hermes', '--probes', 'basic_turn'], 'unknown gateway probe "basic_turn"'],
+      [['--target', 'hermes', '--folder', '../elsewhere'], '--folder "../elsewhere": give a plain folder name'],
+      [['--harness', 'kiro-native', '--folder', 'k2'], '--folder is for the hermes, codex and opencode suites'],
     ] as const) {
       const bad = await runBench(['record', ...args, '--out', out], { env: { HERMES_API_KEY: '' } });
       expect(bad.code).toBe(2);

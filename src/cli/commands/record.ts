@@ -49,7 +49,7 @@ export function registerRecord(program: Command): void {
       '--peer <binary>',
       "codex, opencode: start this real vendor binary against tapedeck's mock model (isolated HOME, 127.0.0.1) and record it",
     )
-    .option('--folder <name>', "the folder under --out (default: the suite's own; with --peer, <suite>-real)")
+    .option('--folder <name>', "hermes, codex, opencode: the folder under --out (default: the suite's own; with --peer, <suite>-real)")
     .option('--api-key <key>', 'hermes: the gateway API key for --server (default $HERMES_API_KEY)')
     .option(
       '--probes <list>',
@@ -119,6 +119,8 @@ Examples:
         if (flags.peer && flags.target !== 'codex' && flags.target !== 'opencode')
           throw new UsageError(`--peer runs a real codex or opencode server; use it with --target codex or --target opencode`);
         if (flags.peer && flags.server) throw new UsageError('--peer starts the server itself; give --peer or --server, not both');
+        if (flags.folder !== undefined && flags.target === 'omnigent')
+          throw new UsageError('--folder is for the hermes, codex and opencode suites; an omnigent recording goes in its harness folder');
         const common = {
           server: flags.server,
           folder: flags.folder,
