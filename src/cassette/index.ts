@@ -2,7 +2,15 @@ export { decodeBody, encodeBody } from './body.js';
 export { CassetteError, type CassetteErrorCode } from './errors.js';
 export { cassetteJsonSchema } from './json-schema.js';
 export { loadCassette, parseCassette } from './load.js';
-export { currentFolders, folderReplacer, folderRestorer, type MachineFolders, makePortable, restoreBody } from './portable-paths.js';
+export {
+  currentFolders,
+  folderRestorer,
+  type MachineFolders,
+  makePortable,
+  type PlaceholderMapper,
+  placeholderMapper,
+  restoreBody,
+} from './portable-paths.js';
 export {
   ALWAYS_REDACTED_HEADERS,
   DEFAULT_REDACTION,

@@ -6,7 +6,7 @@ export interface MachineFolders {
   workspace: string;
   home: string;
   tmp: string;
-  /** The machine's host name, written `<host>` (real servers report it, e.g. codex's `serverName`). */
+  /** The machine's host name, written `<host>` where it stands as a host (a URL's authority, a host-named field). */
   host?: string | undefined;
 }
 
@@ -16,26 +16,64 @@ export function currentFolders(): MachineFolders {
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** A placeholder as it may already stand in recorded data, with any number of angle brackets. */
+const PLACEHOLDER_RUN = /(<+)(workspace|home|tmp|host)(>+)/g;
+
 /**
- * A function replacing each folder by `<workspace>`, `<home>` or `<tmp>`,
- * longest first, and only as a whole path prefix (`/tmp` is not in `/var/tmp`);
- * the host name, as a whole token, by `<host>`.
+ * Recorded data that already reads like a placeholder gets one more bracket
+ * on each side (`<tmp>` → `<<tmp>>`), so restoring gives back exactly what was
+ * recorded (decision 0006).
  */
-export function folderReplacer(folders: MachineFolders): (s: string) => string {
+function escapePlaceholders(s: string): string {
+  if (!s.includes('<')) return s;
+  return s.replace(PLACEHOLDER_RUN, (m, open: string, name: string, close: string) =>
+    open.length === close.length ? `<${open}${name}${close}>` : m,
+  );
+}
+
+/** Field names under which a server reports the machine it runs on. */
+const HOST_KEYS = 'host|hostname|host_name|server_?name|machine|machine_?name|node_?name|computer_?name';
+const HOST_KEY = new RegExp(`^(?:${HOST_KEYS})$`, 'i');
+
+/** Maps the strings of recorded data: `text` for whole texts, `value` for a JSON string under a key, `key` for a JSON key. */
+export interface PlaceholderMapper {
+  text(s: string): string;
+  value(s: string, key: string | undefined): string;
+  key(k: string): string;
+}
+
+/**
+ * Replaces what is provably the recording machine's by `<workspace>`, `<home>`,
+ * `<tmp>` or `<host>` (decision 0006): absolute paths under those folders
+ * (longest first, whole path prefixes only), and the host name only where it
+ * stands as a host: a URL's authority, or the whole value of a host-named JSON
+ * field. Request paths are never given to it. Restoring with the same folders
+ * gives back the recorded bytes.
+ */
+export function placeholderMapper(folders: MachineFolders): PlaceholderMapper {
   const paths = pathReplacer(folders);
-  const host = hostPattern(folders.host);
-  if (!host) return paths;
-  const name = folders.host as string;
-  return (s) => {
-    const r = paths(s);
-    return r.includes(name) ? r.replace(host, '<host>') : r;
+  const host = validHost(folders.host);
+  const inUrl = host ? new RegExp(`(?<=://(?:[^@/\\s"'<>]*@)?)${escapeRegExp(host)}(?=[:/?#"'\\s]|$)`, 'g') : undefined;
+  const inJsonText = host ? new RegExp(`("(?:${HOST_KEYS})"\\s*:\\s*")${escapeRegExp(host)}(?=")`, 'gi') : undefined;
+  const base = (s: string) => {
+    let r = paths(escapePlaceholders(s));
+    if (host && inUrl && r.includes(host) && r.includes('://')) r = r.replace(inUrl, '<host>');
+    return r;
+  };
+  return {
+    text: (s) => {
+      const r = base(s);
+      return host && inJsonText && r.includes(host) ? r.replace(inJsonText, '$1<host>') : r;
+    },
+    value: (s, key) => (host && s === host && key !== undefined && HOST_KEY.test(key) ? '<host>' : base(s)),
+    key: base,
   };
 }
 
-/** A host name as a whole token; none for `localhost`, addresses and one-letter names, which identify no machine. */
-function hostPattern(host: string | undefined): RegExp | undefined {
+/** The host name worth a placeholder; none for `localhost`, addresses and one-letter names, which identify no machine. */
+function validHost(host: string | undefined): string | undefined {
   if (!host || host.length < 2 || host === 'localhost' || !/^[A-Za-z0-9][\w.-]*$/.test(host) || /^[\d.]+$/.test(host)) return undefined;
-  return new RegExp(`(?<![\\w./-])${escapeRegExp(host)}(?![\\w-])`, 'g');
+  return host;
 }
 
 function pathReplacer(folders: MachineFolders): (s: string) => string {
@@ -44,16 +82,17 @@ function pathReplacer(folders: MachineFolders): (s: string) => string {
     .filter(([, path]) => path.split('/').filter(Boolean).length >= 1 && path.length > 1)
     .sort((a, b) => b[1].length - a[1].length);
   if (entries.length === 0) return (s) => s;
-  const pattern = new RegExp(`(?<![\\w.-])(${entries.map(([, p]) => escapeRegExp(p)).join('|')})(?=[/\\\\"'\\s:;,)\\]}]|$)`, 'g');
+  // Not after `<`, nor before `>`: a placeholder written here never touches a bracket, so it cannot be read as an escaped one.
+  const pattern = new RegExp(`(?<![\\w.<-])(${entries.map(([, p]) => escapeRegExp(p)).join('|')})(?=[/\\\\"'\\s:;,)\\]}]|$)`, 'g');
   const byPath = new Map(entries.map(([name, path]) => [path, `<${name}>`]));
   return (s) => (s.includes('/') ? s.replace(pattern, (m) => byPath.get(m) ?? m) : s);
 }
 
-function mapJson(value: unknown, f: (s: string) => string): unknown {
-  if (typeof value === 'string') return f(value);
-  if (Array.isArray(value)) return value.map((v) => mapJson(v, f));
+function mapJson(value: unknown, m: PlaceholderMapper, key?: string): unknown {
+  if (typeof value === 'string') return m.value(value, key);
+  if (Array.isArray(value)) return value.map((v) => mapJson(v, m, key));
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [f(k), mapJson(v, f)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [m.key(k), mapJson(v, m, k)]));
   }
   return value;
 }
@@ -62,35 +101,36 @@ function mapHeaders(headers: Headers, f: (s: string) => string): Headers {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.map(f) : f(v)]));
 }
 
-function mapBody(body: Body | undefined, f: (s: string) => string): Body | undefined {
+function mapBody(body: Body | undefined, m: PlaceholderMapper): Body | undefined {
   if (!body) return body;
-  if ('json' in body) return { json: mapJson(body.json, f) };
-  if ('text' in body) return { text: f(body.text) };
+  if ('json' in body) return { ...body, json: mapJson(body.json, m) };
+  if ('text' in body) return { ...body, text: m.text(body.text) };
   return body;
 }
 
-function mapInteraction(i: Interaction, f: (s: string) => string): Interaction {
-  const requestBody = mapBody(i.request.body, f);
+function mapInteraction(i: Interaction, m: PlaceholderMapper): Interaction {
+  const requestBody = mapBody(i.request.body, m);
   const request = {
     ...i.request,
-    path: f(i.request.path),
-    headers: mapHeaders(i.request.headers, f),
+    headers: mapHeaders(i.request.headers, m.text),
     ...(requestBody ? { body: requestBody } : {}),
   };
   if (!i.response) return { ...i, request };
   const { body, stream, websocket, ...head } = i.response;
-  const responseBody = mapBody(body, f);
+  const responseBody = mapBody(body, m);
   const response = {
     ...head,
-    headers: mapHeaders(i.response.headers, f),
+    headers: mapHeaders(i.response.headers, m.text),
     ...(responseBody ? { body: responseBody } : {}),
-    ...(stream ? { stream: { ...stream, events: stream.events.map((e) => (e.data === undefined ? e : { ...e, data: f(e.data) })) } } : {}),
+    ...(stream
+      ? { stream: { ...stream, events: stream.events.map((e) => (e.data === undefined ? e : { ...e, data: m.text(e.data) })) } }
+      : {}),
     ...(websocket
       ? {
           websocket: {
             ...websocket,
             frames: websocket.frames.map((fr) =>
-              fr.json !== undefined ? { ...fr, json: mapJson(fr.json, f) } : fr.text !== undefined ? { ...fr, text: f(fr.text) } : fr,
+              fr.json !== undefined ? { ...fr, json: mapJson(fr.json, m) } : fr.text !== undefined ? { ...fr, text: m.text(fr.text) } : fr,
             ),
           },
         }
@@ -99,25 +139,42 @@ function mapInteraction(i: Interaction, f: (s: string) => string): Interaction {
   return { ...i, request, response };
 }
 
-/** Replaces the recording machine's folders in every string of the cassette with placeholders. */
+/**
+ * Replaces the recording machine's folders and host name with placeholders.
+ * Applied once, when a recording is captured: a loaded cassette is portable already.
+ */
 export function makePortable(cassette: Cassette, folders: MachineFolders = currentFolders()): Cassette {
-  const f = folderReplacer(folders);
-  return { ...cassette, interactions: cassette.interactions.map((i) => mapInteraction(i, f)) };
+  const m = placeholderMapper(folders);
+  return { ...cassette, interactions: cassette.interactions.map((i) => mapInteraction(i, m)) };
 }
 
-/** The inverse of `folderReplacer`: `<tmp>` becomes this machine's temp folder, and so on. */
+/** The inverse of `placeholderMapper`: `<tmp>` becomes this machine's temp folder, `<<tmp>>` the recorded text `<tmp>`. */
 export function folderRestorer(folders: MachineFolders): (s: string) => string {
   const map = new Map(
     Object.entries(folders)
       .filter((e): e is [string, string] => typeof e[1] === 'string')
-      .map(([name, path]) => [`<${name}>`, name === 'host' ? path : path.replace(/\/+$/, '')]),
+      .map(([name, path]) => [name, name === 'host' ? path : path.replace(/\/+$/, '')]),
   );
-  return (s) => (s.includes('<') ? s.replace(/<(workspace|home|tmp|host)>/g, (m) => map.get(m) ?? m) : s);
+  return (s) =>
+    s.includes('<')
+      ? s.replace(PLACEHOLDER_RUN, (m, open: string, name: string, close: string) => {
+          if (open.length !== close.length) return m;
+          if (open.length > 1) return `${open.slice(1)}${name}${close.slice(1)}`;
+          return map.get(name) ?? m;
+        })
+      : s;
 }
 
 /** Response bytes with folder placeholders restored; binary bodies are never touched. */
 export function restoreBody(bytes: Buffer, body: Body | undefined, restore: (s: string) => string): Buffer {
   if (!body || 'base64' in body) return bytes;
-  if ('json' in body) return Buffer.from(JSON.stringify(mapJson(body.json, restore)));
+  if ('json' in body) return Buffer.from(JSON.stringify(restoreJson(body.json, restore)));
   return Buffer.from(restore(body.text));
+}
+
+function restoreJson(value: unknown, f: (s: string) => string): unknown {
+  if (typeof value === 'string') return f(value);
+  if (Array.isArray(value)) return value.map((v) => restoreJson(v, f));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [f(k), restoreJson(v, f)]));
+  return value;
 }

@@ -4,16 +4,15 @@ import { basename, dirname, join } from 'node:path';
 import { writeCanonicalYaml } from './canonical-yaml.js';
 import { bodyDigest, headerLine } from './digest.js';
 import { CassetteError } from './errors.js';
-import { makePortable } from './portable-paths.js';
 import { type RedactionConfig, redactCassette } from './redact.js';
 import { type Cassette, cassetteSchema } from './schema.js';
 
 /**
- * Serialises a cassette to canonical YAML after redaction and after replacing
- * this machine's folders with placeholders: the same cassette gives the same bytes.
+ * Serialises a cassette to canonical YAML after redaction: the same cassette
+ * gives the same bytes. Placeholders are the recorder's job (`makePortable`, once, at capture).
  */
 export function serializeCassette(cassette: Cassette, redact?: RedactionConfig): string {
-  const clean = cassetteSchema.parse(makePortable(redactCassette(cassette, redact)));
+  const clean = cassetteSchema.parse(redactCassette(cassette, redact));
   const body = writeCanonicalYaml(clean as unknown as Record<string, unknown>);
   // The digest lets a later load skip re-validating what was validated here.
   return headerLine(bodyDigest(body)) + body;

@@ -2,7 +2,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { Writable } from 'node:stream';
 import { Agent, errors as undiciErrors, stream as undiciStream } from 'undici';
-import { CASSETTE_VERSION, type Cassette, encodeBody, type Interaction, type SseItem, type SseStream } from '../cassette/index.js';
+import {
+  CASSETTE_VERSION,
+  type Cassette,
+  encodeBody,
+  type Interaction,
+  type MachineFolders,
+  makePortable,
+  type SseItem,
+  type SseStream,
+} from '../cassette/index.js';
 import { listen } from '../net/listen.js';
 import { type SseFrame, SseParser } from '../sse/index.js';
 import { TAPEDECK_VERSION } from '../version.js';
@@ -24,6 +33,8 @@ export interface RecordingProxyOptions {
   log?: (line: string) => void;
   /** How long to wait for upstream response headers, in ms (default 60 000). */
   headersTimeoutMs?: number;
+  /** The machine whose folders and host name become placeholders (default this one's). */
+  folders?: MachineFolders;
 }
 
 export interface RecordingProxy {
@@ -234,16 +245,21 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   });
   const { port, url } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
 
-  const cassette = (): Cassette => ({
-    version: CASSETTE_VERSION,
-    meta: {
-      recorder: `tapedeck ${TAPEDECK_VERSION}`,
-      target: target.display,
-      recordedAt,
-      ...(options.labels && Object.keys(options.labels).length > 0 ? { labels: { ...options.labels } } : {}),
-    },
-    interactions: timeline.interactions.map((i) => withBodies(structuredClone(i), i)),
-  });
+  // Placeholders go in here, where the data leaves this machine's hands, and only here (decision 0006).
+  const cassette = (): Cassette =>
+    makePortable(
+      {
+        version: CASSETTE_VERSION,
+        meta: {
+          recorder: `tapedeck ${TAPEDECK_VERSION}`,
+          target: target.display,
+          recordedAt,
+          ...(options.labels && Object.keys(options.labels).length > 0 ? { labels: { ...options.labels } } : {}),
+        },
+        interactions: timeline.interactions.map((i) => withBodies(structuredClone(i), i)),
+      },
+      options.folders,
+    );
 
   function withBodies(copy: Interaction, original: Interaction): Interaction {
     const requestBody = encodeBody(rawBodies.get(original.request) ?? Buffer.alloc(0));

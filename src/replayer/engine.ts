@@ -3,11 +3,11 @@ import {
   type Cassette,
   currentFolders,
   decodeBody,
-  folderReplacer,
   folderRestorer,
   type Interaction,
   type MachineFolders,
   makeRedactor,
+  placeholderMapper,
   type RedactionConfig,
   type Redactor,
   restoreBody,
@@ -135,7 +135,7 @@ export class ReplayEngine {
     this.timing = parseTiming(options.timing);
     this.mode = options.mode ?? 'strict';
     const folders = options.folders ?? currentFolders();
-    this.toPlaceholders = folderReplacer(folders);
+    this.toPlaceholders = placeholderMapper(folders).text;
     this.fromPlaceholders = folderRestorer(folders);
     this.redactor = makeRedactor(options.redact);
     for (const [index, { name, cassette }] of cassettes.entries()) {

@@ -75,7 +75,8 @@ function bodyShape(bytes: Uint8Array, rewrite: (s: string) => string): unknown {
 
 /** Builds the comparable shape of a request; `rewrite` maps strings (the client's folders to placeholders). */
 export function shapeOf(req: ReplayRequest, options: MatchOptions, rewrite: (s: string) => string): RequestShape {
-  const url = new URL(rewrite(req.path), 'http://replay');
+  // Paths are never rewritten (decision 0006): they are the server's names, not the machine's.
+  const url = new URL(req.path, 'http://replay');
   let query = url.searchParams;
   if (options.normalizeQuery) query = options.normalizeQuery(new URLSearchParams(query));
   const ignoredQuery = new Set(options.ignoreQuery ?? []);

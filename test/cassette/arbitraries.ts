@@ -1,5 +1,50 @@
+import { hostname } from 'node:os';
 import fc from 'fast-check';
-import type { Cassette, Interaction } from '../../src/cassette/index.js';
+import type { Cassette, Interaction, MachineFolders } from '../../src/cassette/index.js';
+
+/**
+ * Text made of a machine's own names and what surrounds them in real traffic
+ * (paths, URLs, host-named fields, words, brackets that read like placeholders).
+ */
+export function machineTextArb(folders: MachineFolders): fc.Arbitrary<string> {
+  const host = folders.host ?? 'vm';
+  const pieces = [
+    host,
+    `"${host}"`,
+    `{"${host}":1}`,
+    `"host":"${host}"`,
+    `"serverName": "${host}"`,
+    `http://${host}:8080/`,
+    `ws://u@${host}/`,
+    folders.workspace,
+    `${folders.workspace}/x`,
+    folders.home,
+    `${folders.home}/.config`,
+    folders.tmp,
+    `${folders.tmp}/a b`,
+    '<tmp>',
+    '<<host>>',
+    '<workspace',
+    'home>',
+    '<',
+    '>',
+    '/',
+    '"',
+    ':',
+    ' ',
+    '.',
+    '-',
+    'word',
+  ];
+  return fc.array(fc.oneof(fc.constantFrom(...pieces), fc.string({ maxLength: 4 })), { maxLength: 12 }).map((p) => p.join(''));
+}
+
+/** This machine's names, and a short common word as host: CI machines are called `vm`. */
+const textArb = fc.oneof(
+  { weight: 3, arbitrary: fc.string({ unit: 'grapheme', minLength: 1 }) },
+  { weight: 1, arbitrary: machineTextArb({ workspace: process.cwd(), home: '/root', tmp: '/tmp', host: hostname() }) },
+  { weight: 1, arbitrary: machineTextArb({ workspace: '/vm', home: '/home/vm', tmp: '/tmp', host: 'vm' }) },
+);
 
 const headerName = fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/);
 const headerValue = fc.string({ unit: 'grapheme-ascii', maxLength: 20 });
@@ -11,7 +56,7 @@ export const jsonValueArb = fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.parse(
 
 export const bodyArb = fc.oneof(
   jsonValueArb.filter((v) => typeof v === 'object' && v !== null).map((json) => ({ json })),
-  fc.string({ unit: 'grapheme', minLength: 1 }).map((text) => ({ text })),
+  textArb.filter((t) => t.length > 0).map((text) => ({ text })),
   fc.uint8Array({ minLength: 1, maxLength: 64 }).map((b) => ({ base64: Buffer.from(b).toString('base64') })),
 );
 
@@ -25,7 +70,7 @@ export const sseItemArb = fc.oneof(
       at: offsetArb,
       after: fc.nat(50),
       event: lineArb,
-      data: fc.string({ unit: 'grapheme', maxLength: 60 }),
+      data: fc.oneof(fc.string({ unit: 'grapheme', maxLength: 60 }), textArb),
       id: lineArb,
       retry: fc.nat(),
     },
