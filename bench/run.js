@@ -4,6 +4,7 @@ import { benchContracts } from './contracts.js';
 import { benchLoad } from './load-streams.js';
 import { benchProxyOverhead } from './proxy-overhead.js';
 import { benchReplay } from './replay.js';
+import { benchSseParse } from './sse-parse.js';
 
 console.log(`tapedeck benchmarks on node ${process.version}, ${new Date().toISOString()}\n`);
 await benchProxyOverhead();
@@ -13,5 +14,7 @@ console.log();
 await benchReplay();
 console.log();
 await benchContracts();
+console.log();
+await benchSseParse();
 console.log();
 await benchLoad();

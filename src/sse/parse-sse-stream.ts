@@ -1,3 +1,5 @@
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
 /** One parsed SSE block (a dispatch) or one comment line, in stream order. */
 export type SseFrame =
   | { kind: 'event'; event?: string | undefined; data?: string | undefined; id?: string | undefined; retry?: number | undefined }
@@ -8,8 +10,8 @@ export type SseFrame =
  * they arrive, in chunks split anywhere, even inside a UTF-8 character or a CRLF.
  */
 export class SseParser {
-  private readonly decoder = new TextDecoder('utf-8');
-  private buffer = '';
+  /** Bytes of the unfinished line, decoded once its end arrives: a long line costs its length, not its length times its chunks. */
+  private pendingLine: Buffer[] = [];
   private skipLf = false;
   private first = true;
   private event: string | undefined;
@@ -19,44 +21,58 @@ export class SseParser {
 
   /** Parses the next chunk; returns the frames it completed. */
   push(chunk: Uint8Array | string): SseFrame[] {
-    let text = typeof chunk === 'string' ? chunk : this.decoder.decode(chunk, { stream: true });
-    if (this.first && text.length > 0) {
+    // Line ends are ASCII and never inside a UTF-8 character, so lines are cut as bytes and decoded whole.
+    let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (this.first && bytes.length > 0) {
+      const held = this.pendingLine.length > 0 ? Buffer.concat([...this.pendingLine, bytes]) : bytes;
+      if (held.length < 3 && BOM.subarray(0, held.length).equals(held)) {
+        this.pendingLine = [held];
+        return [];
+      }
       this.first = false;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      this.pendingLine = [];
+      bytes = held.subarray(0, 3).equals(BOM) ? held.subarray(3) : held;
     }
-    if (this.skipLf && text.length > 0) {
+    if (this.skipLf && bytes.length > 0) {
       this.skipLf = false;
-      if (text.charCodeAt(0) === 10) text = text.slice(1);
+      if (bytes[0] === 10) bytes = bytes.subarray(1);
     }
-    // Only the new text can hold a line ending: a long line is scanned once, not once per chunk.
-    let i = this.buffer.length;
-    this.buffer += text;
     const frames: SseFrame[] = [];
     let start = 0;
-    const buf = this.buffer;
-    for (; i < buf.length; i++) {
-      const c = buf.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      this.line(buf.slice(start, i), frames);
-      if (c === 13) {
-        if (i + 1 === buf.length) this.skipLf = true;
-        else if (buf.charCodeAt(i + 1) === 10) i++;
+    let lf = bytes.indexOf(10);
+    let cr = bytes.indexOf(13);
+    while (lf !== -1 || cr !== -1) {
+      const i = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      let line = bytes.subarray(start, i);
+      if (this.pendingLine.length > 0) {
+        this.pendingLine.push(line);
+        line = Buffer.concat(this.pendingLine);
+        this.pendingLine = [];
       }
-      start = i + 1;
+      this.line(line.toString('utf8'), frames);
+      let next = i + 1;
+      if (bytes[i] === 13) {
+        if (next === bytes.length) this.skipLf = true;
+        else if (bytes[next] === 10) next++;
+      }
+      start = next;
+      if (lf !== -1 && lf < start) lf = bytes.indexOf(10, start);
+      if (cr !== -1 && cr < start) cr = bytes.indexOf(13, start);
     }
-    this.buffer = buf.slice(start);
+    // Held by reference, not copied: callers hand over each chunk, as sockets do.
+    if (start < bytes.length) this.pendingLine.push(bytes.subarray(start));
     return frames;
   }
 
   /** Flushes the decoder at end of stream; a block without its blank line is dropped, as browsers do. */
   end(): SseFrame[] {
-    const rest = this.decoder.decode();
-    return rest ? this.push(rest) : [];
+    // An unfinished line never dispatches; a BOM prefix still held is just that.
+    return [];
   }
 
   /** True when bytes of an unfinished line or block are held (the stream stopped mid-event). */
   get pending(): boolean {
-    return this.buffer.length > 0 || this.data !== undefined || this.event !== undefined;
+    return this.pendingLine.length > 0 || this.data !== undefined || this.event !== undefined;
   }
 
   private line(line: string, frames: SseFrame[]): void {

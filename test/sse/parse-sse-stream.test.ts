@@ -103,3 +103,25 @@ describe('SseParser on the committed streams', () => {
     );
   });
 });
+
+describe('SseParser on one large event', () => {
+  /** Parse time of one event whose data line is `mb` megabytes, fed in 64 KiB chunks as a socket would. */
+  function parseMs(mb: number): number {
+    const bytes = Buffer.from(`event: big\ndata: ${'x'.repeat(mb * 1024 * 1024)}\n\n`);
+    const start = performance.now();
+    const parser = new SseParser();
+    let data = 0;
+    for (let at = 0; at < bytes.length; at += 65536)
+      for (const f of parser.push(bytes.subarray(at, at + 65536))) data += f.kind === 'event' ? (f.data?.length ?? 0) : 0;
+    expect(data).toBe(mb * 1024 * 1024);
+    return performance.now() - start;
+  }
+
+  it('is linear in the event size: 10x the bytes costs far less than 100x the time', () => {
+    parseMs(2);
+    const small = Math.min(parseMs(4), parseMs(4));
+    const large = Math.min(parseMs(40), parseMs(40));
+    // Quadratic parsing made this about 30x; linear is about 10x. The bound leaves room for a loaded machine.
+    expect(large / Math.max(small, 1)).toBeLessThan(30);
+  }, 60_000);
+});
