@@ -13,6 +13,44 @@ function decodeUtf8(bytes: Uint8Array): string | undefined {
 }
 
 /**
+ * Nesting past this is kept as text: structure that deep is unreadable in
+ * review, and every tree walk over it (YAML, schema, redaction) would risk the stack.
+ */
+export const MAX_JSON_DEPTH = 200;
+
+/** True when the brackets of a JSON text nest no deeper than `max` (strings skipped); one pass, no parse. */
+export function jsonDepthWithin(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return false;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return true;
+}
+
+/**
+ * Parsed JSON when re-serialising gives back exactly `text` and it nests
+ * within `MAX_JSON_DEPTH`; undefined otherwise.
+ */
+export function exactJson(text: string): { json: unknown } | undefined {
+  const c = text.charCodeAt(0);
+  if ((c !== 123 /* { */ && c !== 91) /* [ */ || !jsonDepthWithin(text)) return undefined;
+  try {
+    const json: unknown = JSON.parse(text);
+    return JSON.stringify(json) === text ? { json } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Chooses the most readable exact form for a body: parsed JSON when
  * re-serialising gives the same bytes, else text when it is clean UTF-8, else base64.
  */
@@ -22,16 +60,7 @@ export function encodeBody(bytes: Uint8Array): Body | undefined {
   if (text === undefined || BINARY_CONTROL.test(text) || !text.isWellFormed()) {
     return { base64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') };
   }
-  const c = text.charCodeAt(0);
-  if (c === 123 /* { */ || c === 91 /* [ */) {
-    try {
-      const json: unknown = JSON.parse(text);
-      if (JSON.stringify(json) === text) return { json };
-    } catch {
-      // Not JSON after all: kept as text.
-    }
-  }
-  return { text };
+  return exactJson(text) ?? { text };
 }
 
 /** The exact bytes a stored body stands for. */

@@ -1,4 +1,5 @@
-export { decodeBody, encodeBody } from './body.js';
+export { decodeBody, encodeBody, exactJson, jsonDepthWithin, MAX_JSON_DEPTH } from './body.js';
+export { CONTENT_ENCODINGS, type ContentEncoding, contentEncodingOf, encodeContent } from './content-encoding.js';
 export { CassetteError, type CassetteErrorCode } from './errors.js';
 export { cassetteJsonSchema } from './json-schema.js';
 export { loadCassette, parseCassette } from './load.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonDepthWithin } from './body.js';
 import type { Body, Cassette, Headers, Interaction } from './schema.js';
 import { payloadOf } from './ws-frames.js';
 
@@ -62,6 +63,11 @@ export interface Redactor {
   findShapes(text: string): { value: string; kind: string }[];
   /** A copy with every secret replaced, wherever it occurs. */
   cassette(c: Cassette): Cassette;
+  /**
+   * A redactor for pieces of one recording given in turn (the journal): each
+   * piece is scrubbed of the secrets found in it and in every piece before.
+   */
+  session(): (c: Cassette) => Cassette;
   /** A live request with its secrets replaced as a recording would have them (for replay matching). */
   request(r: { path: string; headers: Record<string, string | string[] | undefined>; body: string }): {
     path: string;
@@ -238,6 +244,59 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return found;
   }
 
+  /** Scrubs a cassette of the secrets found in it and of those already in `all`, which it extends. */
+  function redactWith(c: Cassette, all: Map<string, string>): Cassette {
+    for (const i of c.interactions) for (const [v, n] of secretsOf(i)) if (!all.has(v)) all.set(v, n);
+    const global = [...all].filter(([v]) => v.length >= MIN_GLOBAL).sort((a, b) => b[0].length - a[0].length);
+    return {
+      ...c,
+      meta: { ...c.meta, target: scrub(c.meta.target, global) },
+      interactions: c.interactions.map((i) => {
+        const requestBody = scrubBody(i.request.body, global);
+        const request = {
+          ...i.request,
+          path: scrubPath(i.request.path, global),
+          headers: scrubHeaders(i.request.headers, global),
+          ...(requestBody ? { body: requestBody } : {}),
+        };
+        const failure = i.failure && { ...i.failure, message: scrub(i.failure.message, global) };
+        if (!i.response) return { ...i, request, ...(failure ? { failure } : {}) };
+        const { body, stream, websocket, ...head } = i.response;
+        const responseBody = scrubBody(body, global);
+        const response = {
+          ...head,
+          headers: scrubHeaders(i.response.headers, global),
+          ...(responseBody ? { body: responseBody } : {}),
+          ...(stream
+            ? {
+                stream: {
+                  ...stream,
+                  events: stream.events.map((e) => ({
+                    ...e,
+                    ...(e.data !== undefined ? { data: scrubText(e.data, global) } : {}),
+                    ...(e.comment !== undefined ? { comment: scrub(e.comment, global) } : {}),
+                  })),
+                },
+              }
+            : {}),
+          ...(websocket
+            ? {
+                websocket: {
+                  ...websocket,
+                  frames: websocket.frames.map((fr) => {
+                    const payload = payloadOf(fr);
+                    const { json: _j, text: _t, base64: _b, ...rest } = fr;
+                    return payload ? { ...rest, ...scrubBody(payload, global) } : fr;
+                  }),
+                },
+              }
+            : {}),
+        };
+        return { ...i, request, response, ...(failure ? { failure } : {}) };
+      }),
+    };
+  }
+
   return {
     findSecrets(c) {
       const all = new Map<string, string>();
@@ -250,56 +309,11 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     },
     cassette(c) {
       // Secrets found anywhere in the cassette are scrubbed everywhere in it.
-      const all = new Map<string, string>();
-      for (const i of c.interactions) for (const [v, n] of secretsOf(i)) if (!all.has(v)) all.set(v, n);
-      const global = [...all].filter(([v]) => v.length >= MIN_GLOBAL).sort((a, b) => b[0].length - a[0].length);
-      return {
-        ...c,
-        meta: { ...c.meta, target: scrub(c.meta.target, global) },
-        interactions: c.interactions.map((i) => {
-          const requestBody = scrubBody(i.request.body, global);
-          const request = {
-            ...i.request,
-            path: scrubPath(i.request.path, global),
-            headers: scrubHeaders(i.request.headers, global),
-            ...(requestBody ? { body: requestBody } : {}),
-          };
-          const failure = i.failure && { ...i.failure, message: scrub(i.failure.message, global) };
-          if (!i.response) return { ...i, request, ...(failure ? { failure } : {}) };
-          const { body, stream, websocket, ...head } = i.response;
-          const responseBody = scrubBody(body, global);
-          const response = {
-            ...head,
-            headers: scrubHeaders(i.response.headers, global),
-            ...(responseBody ? { body: responseBody } : {}),
-            ...(stream
-              ? {
-                  stream: {
-                    ...stream,
-                    events: stream.events.map((e) => ({
-                      ...e,
-                      ...(e.data !== undefined ? { data: scrubText(e.data, global) } : {}),
-                      ...(e.comment !== undefined ? { comment: scrub(e.comment, global) } : {}),
-                    })),
-                  },
-                }
-              : {}),
-            ...(websocket
-              ? {
-                  websocket: {
-                    ...websocket,
-                    frames: websocket.frames.map((fr) => {
-                      const payload = payloadOf(fr);
-                      const { json: _j, text: _t, base64: _b, ...rest } = fr;
-                      return payload ? { ...rest, ...scrubBody(payload, global) } : fr;
-                    }),
-                  },
-                }
-              : {}),
-          };
-          return { ...i, request, response, ...(failure ? { failure } : {}) };
-        }),
-      };
+      return redactWith(c, new Map());
+    },
+    session() {
+      const known = new Map<string, string>();
+      return (c) => redactWith(c, known);
     },
     request(r) {
       const found = new Map<string, string>();
@@ -317,9 +331,10 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
 
 const stableJson = (v: unknown) => JSON.stringify(v);
 
+/** Text worth parsing as JSON: an object or array nested no deeper than a cassette keeps structure. */
 function looksLikeJson(text: string): boolean {
   const c = text.trimStart().charCodeAt(0);
-  return c === 123 || c === 91;
+  return (c === 123 || c === 91) && jsonDepthWithin(text);
 }
 
 const defaultRedactor = makeRedactor();

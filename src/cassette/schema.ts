@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CONTENT_ENCODINGS } from './content-encoding.js';
 
 /** The only cassette format version this build reads and writes. */
 export const CASSETTE_VERSION = 1;
@@ -83,6 +84,11 @@ export const responseSchema = z
     stream: sseStreamSchema.optional(),
     /** An upgraded connection (status 101): every frame both ways. */
     websocket: wsSessionSchema.optional(),
+    /**
+     * The content coding the server applied (its `Content-Encoding`): the body
+     * or stream holds the decoded content, and replay encodes it again (decision 0007).
+     */
+    encoding: z.enum(CONTENT_ENCODINGS).optional(),
   })
   .refine((r) => [r.body, r.stream, r.websocket].filter((x) => x !== undefined).length <= 1, {
     error: 'a response has at most one of a body, a stream or a websocket',

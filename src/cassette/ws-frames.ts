@@ -1,25 +1,21 @@
+import { exactJson } from './body.js';
 import type { WsFrame } from './schema.js';
 
 /** What a data frame carries, as a cassette stores it. */
 export type WsPayload = { json: unknown } | { text: string } | { base64: string };
 
-/** A frame off the wire: binary as base64, text that parses as JSON as `json` (kept readable), other text as `text`. */
+/**
+ * A frame off the wire: binary as base64, compact JSON (objects and arrays
+ * that re-serialise to the same bytes) as `json`, other text as `text`, so
+ * replay sends back exactly what was received.
+ */
 export function payloadFromWire(data: Buffer, binary: boolean): WsPayload {
   if (binary) return { base64: data.toString('base64') };
   const text = data.toString('utf8');
-  const c = text.trimStart().charCodeAt(0);
-  // Only objects and arrays become json: a bare number or string stays text, byte for byte.
-  if (c === 123 || c === 91) {
-    try {
-      return { json: JSON.parse(text) };
-    } catch {
-      // Not JSON after all.
-    }
-  }
-  return { text };
+  return exactJson(text) ?? { text };
 }
 
-/** A recorded data frame back on the wire. JSON is re-serialised compactly, which is how JSON-RPC peers send it. */
+/** A recorded data frame back on the wire, byte for byte: `json` is only ever kept for compact JSON. */
 export function payloadToWire(frame: WsPayload): { data: Buffer | string; binary: boolean } {
   if ('base64' in frame && frame.base64 !== undefined) return { data: Buffer.from(frame.base64, 'base64'), binary: true };
   if ('json' in frame && frame.json !== undefined) return { data: JSON.stringify(frame.json), binary: false };

@@ -6,6 +6,7 @@ import { registerFuzz } from './commands/fuzz.js';
 import { registerInspect } from './commands/inspect.js';
 import { registerProxy } from './commands/proxy.js';
 import { registerRecord } from './commands/record.js';
+import { registerRecover } from './commands/recover.js';
 import { registerReplay } from './commands/replay.js';
 import { registerScan } from './commands/scan.js';
 import { registerSim } from './commands/sim.js';
@@ -34,6 +35,7 @@ export function buildProgram(): Command {
   registerDrift(program);
   registerFuzz(program);
   registerProxy(program);
+  registerRecover(program);
   registerInspect(program);
   registerScan(program);
   registerSim(program);

@@ -1,8 +1,19 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Headers } from '../cassette/index.js';
 
-// Hop-by-hop headers (RFC 9110 7.6.1) describe one connection, not the message.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host']);
+// Hop-by-hop headers (RFC 9110 7.6.1) describe one connection, not the message. `Expect: 100-continue`
+// is answered by the proxy's own server before the body is read, and undici refuses to send it.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'expect',
+]);
 
 /** End-to-end headers from a node or undici header object, lists kept as lists. */
 export function endToEndHeaders(raw: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Headers {

@@ -5,19 +5,25 @@ import { Agent, errors as undiciErrors, stream as undiciStream } from 'undici';
 import {
   CASSETTE_VERSION,
   type Cassette,
+  type CassetteMeta,
+  contentEncodingOf,
   encodeBody,
+  type Failure,
   type Interaction,
   type MachineFolders,
   makePortable,
+  type RedactionConfig,
   type SseItem,
   type SseStream,
 } from '../cassette/index.js';
 import { listen } from '../net/listen.js';
 import { type SseFrame, SseParser } from '../sse/index.js';
 import { TAPEDECK_VERSION } from '../version.js';
+import { ContentDecoder } from './content-decoder.js';
 import { endToEndHeaders, headerValue } from './headers.js';
+import { JournalWriter } from './journal.js';
 import { publicTarget, type TargetUrl } from './target.js';
-import { Timeline } from './timeline.js';
+import { type Outcome, Timeline } from './timeline.js';
 import { relayWebSocket } from './websocket-relay.js';
 
 export interface RecordingProxyOptions {
@@ -35,6 +41,15 @@ export interface RecordingProxyOptions {
   headersTimeoutMs?: number;
   /** The machine whose folders and host name become placeholders (default this one's). */
   folders?: MachineFolders;
+  /** How meta describes the target (the default is its URL without credentials). */
+  describedAs?: string | undefined;
+  /** Contract packs written to meta. */
+  packs?: string[] | undefined;
+  /**
+   * An append-only journal of everything captured, written as it happens
+   * (redacted with `redact`), so a killed recorder loses nothing: see `readJournal`.
+   */
+  journal?: { file: string; redact?: RedactionConfig | undefined } | undefined;
 }
 
 export interface RecordingProxy {
@@ -42,8 +57,12 @@ export interface RecordingProxy {
   readonly port: number;
   /** What has been recorded so far, as a cassette. */
   cassette(): Cassette;
-  /** Ends open streams as `proxy-closed`, stops listening and returns the final cassette. */
+  /** Ends open streams as `proxy-closed`, stops listening and returns the final cassette; the journal stays until `discardJournal`. */
   close(): Promise<Cassette>;
+  /** Removes the journal once the cassette it stood in for is safely written. */
+  discardJournal(): Promise<void>;
+  /** The journal could not be written (a full disk, say): only the clean save will hold the recording. */
+  readonly journalError: Error | undefined;
 }
 
 type StopReason = 'client' | 'proxy';
@@ -67,9 +86,15 @@ function errorText(err: unknown): string {
   return e.cause?.message ? `${e.message}: ${e.cause.message}` : e.message;
 }
 
+/** The whole request body; a client that leaves mid-upload rejects with what had arrived as `partial`. */
 async function readAll(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+  } catch (err) {
+    throw Object.assign(new Error((err as Error).message), { partial: Buffer.concat(chunks) });
+  }
+  if (!req.complete) throw Object.assign(new Error('aborted'), { partial: Buffer.concat(chunks) });
   return Buffer.concat(chunks);
 }
 
@@ -80,8 +105,18 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
  */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
   const target: TargetUrl = publicTarget(options.target);
-  const timeline = new Timeline();
   const recordedAt = new Date().toISOString();
+  const meta: CassetteMeta = {
+    recorder: `tapedeck ${TAPEDECK_VERSION}`,
+    target: options.describedAs ?? target.display,
+    recordedAt,
+    ...(options.labels && Object.keys(options.labels).length > 0 ? { labels: { ...options.labels } } : {}),
+    ...(options.packs ? { packs: [...options.packs] } : {}),
+  };
+  const journal =
+    options.journal &&
+    (await JournalWriter.create(options.journal.file, meta, { redact: options.journal.redact, folders: options.folders }));
+  const timeline = new Timeline(journal ? (entry) => journal.add(entry) : undefined);
   const log = options.log ?? (() => {});
   const agent = new Agent({
     headersTimeout: options.headersTimeoutMs ?? 60_000,
@@ -124,12 +159,35 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     signal: AbortSignal,
     stopReason: () => StopReason | undefined,
   ): Promise<void> {
-    const bodyBytes = await readAll(req);
+    let bodyBytes: Buffer;
+    try {
+      bodyBytes = await readAll(req);
+    } catch (err) {
+      // The client left during its upload: what arrived is kept, and nothing went upstream.
+      const partial = (err as { partial?: Buffer }).partial ?? Buffer.alloc(0);
+      if (partial.byteLength > 0) rawBodies.set(interaction.request, partial);
+      timeline.requestBody(interaction, partial);
+      timeline.finish(interaction, {
+        failure: {
+          code: 'client_aborted',
+          message: `the client closed the connection during its upload, after ${partial.byteLength} bytes`,
+        },
+      });
+      return;
+    }
     if (bodyBytes.byteLength > 0) rawBodies.set(interaction.request, bodyBytes);
+    timeline.requestBody(interaction, bodyBytes);
 
     let stream: SseStream | undefined;
     let parser: SseParser | undefined;
+    let decoder: ContentDecoder | undefined;
     const chunks: Buffer[] = [];
+    const decoded: Buffer[] = [];
+    const outcome: Outcome = {};
+    const onContent = (content: Buffer, at: number, after: number) => {
+      if (parser) for (const frame of parser.push(content)) timeline.event(interaction, toItem(frame, at, after));
+      else decoded.push(content);
+    };
     try {
       await undiciStream(
         target.resolve(interaction.request.path),
@@ -141,35 +199,42 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
           signal,
         },
         ({ statusCode, headers: rawHeaders }) => {
-          interaction.timing.headers = timeline.now();
           const headers = endToEndHeaders(rawHeaders);
           const isSse = (headerValue(headers, 'content-type') ?? '').toLowerCase().startsWith('text/event-stream');
           res.writeHead(statusCode, headers);
           res.flushHeaders();
+          // The client gets the bytes as sent; the recording gets the content, decoded on the side.
+          const encoding = contentEncodingOf(headerValue(headers, 'content-encoding'));
+          if (encoding) decoder = new ContentDecoder(encoding, (content, stamp) => onContent(content, stamp.at, stamp.after));
           if (isSse) {
             stream = { events: [], end: 'server-closed' };
             parser = new SseParser();
           }
-          interaction.response = stream ? { status: statusCode, headers, stream } : { status: statusCode, headers };
+          timeline.respond(
+            interaction,
+            stream ? { status: statusCode, headers, stream, ...(encoding ? { encoding } : {}) } : { status: statusCode, headers },
+          );
           // A plain Writable keeps each chunk on the synchronous path from upstream socket to client socket.
           return new Writable({
             write(chunk: Buffer, _encoding, done) {
               const at = timeline.now();
               const after = timeline.lastSeq;
               const flushed = res.destroyed || res.write(chunk);
-              if (parser && stream) {
-                for (const frame of parser.push(chunk)) stream.events.push(toItem(frame, at, after));
-              } else {
-                chunks.push(chunk);
-              }
+              if (decoder) {
+                decoder.push(chunk, { at, after });
+                if (!parser) chunks.push(chunk);
+              } else if (parser) onContent(chunk, at, after);
+              else chunks.push(chunk);
               if (flushed) done();
               else res.once('drain', () => done());
             },
             final(done) {
-              if (parser && stream) {
-                for (const frame of parser.end()) stream.events.push(toItem(frame, timeline.now(), timeline.lastSeq));
-              }
-              done();
+              const close = () => {
+                if (parser) for (const frame of parser.end()) timeline.event(interaction, toItem(frame, timeline.now(), timeline.lastSeq));
+                done();
+              };
+              if (decoder) decoder.end().then(close, close);
+              else close();
             },
           });
         },
@@ -178,14 +243,20 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     } catch (err) {
       const reason = stopReason();
       if (!interaction.response) {
-        recordUnreachable(interaction, res, err, reason);
+        outcome.failure = recordUnreachable(interaction, res, err, reason);
         return;
       }
       if (stream) {
-        stream.end = reason === 'client' ? 'client-closed' : reason === 'proxy' ? 'proxy-closed' : 'broken';
-        if (!reason) stream.error = errorText(err);
-      } else if (!reason) {
-        interaction.failure = { code: failureCode(err), message: errorText(err) };
+        outcome.end = reason === 'client' ? 'client-closed' : reason === 'proxy' ? 'proxy-closed' : 'broken';
+        if (!reason) outcome.error = errorText(err);
+      } else {
+        // A body cut short keeps what arrived; the failure says which end cut it.
+        const got = chunks.reduce((n, c) => n + c.byteLength, 0);
+        outcome.failure = !reason
+          ? { code: failureCode(err), message: `${errorText(err)} (after ${got} bytes of the body)` }
+          : reason === 'client'
+            ? { code: 'client_closed', message: `the client stopped reading after ${got} bytes of the body` }
+            : { code: 'proxy_closed', message: `the proxy stopped after ${got} bytes of the body` };
       }
       if (!reason) {
         log(`upstream broke ${interaction.request.method} ${interaction.request.path}: ${errorText(err)}`);
@@ -194,20 +265,30 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         res.end();
       }
     } finally {
-      if (!stream && interaction.response && chunks.length > 0) rawBodies.set(interaction.response, Buffer.concat(chunks));
-      interaction.timing.end = timeline.now();
+      if (decoder) await decoder.end();
+      if (stream && decoder?.error) outcome.error ??= `the ${decoder.encoding} content could not be decoded: ${decoder.error.message}`;
+      if (!stream && interaction.response && chunks.length > 0) {
+        // Decoded content when the coding was valid; otherwise the bytes exactly as they came.
+        const content = decoder && !decoder.error;
+        const bytes = Buffer.concat(content ? decoded : chunks);
+        rawBodies.set(interaction.response, bytes);
+        outcome.bytes = bytes;
+        if (content && decoder) outcome.encoding = decoder.encoding;
+      }
+      timeline.finish(interaction, outcome);
     }
   }
 
-  function recordUnreachable(interaction: Interaction, res: ServerResponse, err: unknown, reason: StopReason | undefined): void {
+  function recordUnreachable(interaction: Interaction, res: ServerResponse, err: unknown, reason: StopReason | undefined): Failure {
     const code = reason ? 'client_aborted' : failureCode(err);
     const message = `${interaction.request.method} ${interaction.request.path}: ${errorText(err)}`;
-    interaction.failure = { code, message };
-    if (reason) return;
+    const failure = { code, message };
+    if (reason) return failure;
     log(`upstream ${target.display} failed (${code}) for ${message}`);
     const body = JSON.stringify({ error: { code, message: `tapedeck proxy: ${message}` } });
     res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
+    return failure;
   }
 
   const server = createServer((req, res) => {
@@ -243,19 +324,21 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       head,
     );
   });
-  const { port, url } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  let bound: { port: number; url: string };
+  try {
+    bound = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  } catch (err) {
+    await journal?.discard();
+    throw err;
+  }
+  const { port, url } = bound;
 
   // Placeholders go in here, where the data leaves this machine's hands, and only here (decision 0006).
   const cassette = (): Cassette =>
     makePortable(
       {
         version: CASSETTE_VERSION,
-        meta: {
-          recorder: `tapedeck ${TAPEDECK_VERSION}`,
-          target: target.display,
-          recordedAt,
-          ...(options.labels && Object.keys(options.labels).length > 0 ? { labels: { ...options.labels } } : {}),
-        },
+        meta: structuredClone(meta),
         interactions: timeline.interactions.map((i) => withBodies(structuredClone(i), i)),
       },
       options.folders,
@@ -282,8 +365,15 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         await Promise.allSettled([...active.keys()]);
         server.closeAllConnections();
         await agent.close();
+        await journal?.close();
       }
       return cassette();
+    },
+    async discardJournal() {
+      await journal?.discard();
+    },
+    get journalError() {
+      return journal?.error;
     },
   };
 }

@@ -1,15 +1,28 @@
 import { performance } from 'node:perf_hooks';
-import type { Interaction } from '../cassette/index.js';
+import type { ContentEncoding, Failure, Interaction, SseItem, StreamEnd, WsFrame } from '../cassette/index.js';
+import type { JournalEntry } from './journal.js';
+
+/** How an exchange ended, as `Timeline.finish` records it. */
+export interface Outcome {
+  failure?: Failure;
+  end?: StreamEnd;
+  error?: string;
+  bytes?: Buffer;
+  encoding?: ContentEncoding;
+}
 
 /**
- * The global clock and request counter of one recording. Every request gets
- * the next sequence number on arrival; every SSE event is stamped with the
- * last sequence number issued, which is what causal replay waits for.
+ * The global clock, request counter and captured state of one recording.
+ * Every request gets the next sequence number on arrival; every SSE event is
+ * stamped with the last sequence number issued, which is what causal replay
+ * waits for. Each change is also told to the journal, if there is one.
  */
 export class Timeline {
   private readonly origin = performance.now();
   private seq = 0;
   readonly interactions: Interaction[] = [];
+
+  constructor(private readonly journal?: (entry: JournalEntry) => void) {}
 
   /** Milliseconds since the recording started, to a hundredth. */
   now(): number {
@@ -32,6 +45,63 @@ export class Timeline {
     this.seq += 1;
     const interaction: Interaction = { seq: this.seq, request, timing: { start: this.now() } };
     this.interactions.push(interaction);
+    this.journal?.({ k: 'open', seq: interaction.seq, request, start: interaction.timing.start });
     return interaction;
+  }
+
+  /** The request body, read whole. */
+  requestBody(i: Interaction, bytes: Buffer): void {
+    if (bytes.byteLength > 0) this.journal?.({ k: 'request-body', seq: i.seq, bytes });
+  }
+
+  /** The response head: status and headers, and whether a stream or session follows. */
+  respond(i: Interaction, response: NonNullable<Interaction['response']>): void {
+    i.timing.headers = this.now();
+    i.response = response;
+    const kind = response.stream ? 'stream' : response.websocket ? 'websocket' : 'body';
+    this.journal?.({
+      k: 'response',
+      seq: i.seq,
+      at: i.timing.headers,
+      status: response.status,
+      headers: response.headers,
+      kind,
+      ...(response.encoding ? { encoding: response.encoding } : {}),
+    });
+  }
+
+  /** One SSE item of the interaction's stream. */
+  event(i: Interaction, item: SseItem): void {
+    i.response?.stream?.events.push(item);
+    this.journal?.({ k: 'event', seq: i.seq, item });
+  }
+
+  /** One WebSocket frame of the interaction's session. */
+  frame(i: Interaction, frame: WsFrame): void {
+    i.response?.websocket?.frames.push(frame);
+    this.journal?.({ k: 'frame', seq: i.seq, frame });
+  }
+
+  /**
+   * The exchange is over: its end time, how a stream or session ended, a
+   * failure, the response body's bytes (decoded, when `encoding` says so).
+   */
+  finish(i: Interaction, outcome: Outcome = {}): void {
+    i.timing.end = this.now();
+    if (outcome.failure) i.failure = outcome.failure;
+    if (outcome.encoding && i.response) i.response.encoding = outcome.encoding;
+    const live = i.response?.stream ?? i.response?.websocket;
+    if (live && outcome.end) live.end = outcome.end;
+    if (live && outcome.error) live.error = outcome.error;
+    this.journal?.({
+      k: 'end',
+      seq: i.seq,
+      timing: { ...i.timing },
+      failure: i.failure,
+      end: live?.end,
+      error: live?.error,
+      bytes: outcome.bytes,
+      encoding: outcome.encoding,
+    });
   }
 }

@@ -40,10 +40,18 @@ export function relayWebSocket(ctx: RelayContext, req: IncomingMessage, socket: 
   );
   const upstream = new WebSocket(url, protocols, { headers: forwarded, perMessageDeflate: false });
   let opened = false;
+  let settled = false;
+  // Until the upstream answers, the proxy closing must still end this exchange (as a failure) and its sockets.
+  const untrackPending = ctx.track(() => {
+    if (!opened) refuse(502, 'proxy_closed_during_handshake', 'the proxy stopped before the upstream answered the WebSocket handshake');
+    upstream.terminate();
+  });
 
   const refuse = (status: number, code: string, message: string) => {
-    interaction.failure = { code, message };
-    interaction.timing.end = timeline.now();
+    if (settled) return;
+    settled = true;
+    untrackPending();
+    timeline.finish(interaction, { failure: { code, message } });
     ctx.log(`upstream refused the WebSocket ${interaction.request.path}: ${message}`);
     if (socket.writable)
       socket.end(`HTTP/1.1 ${status} ${status === 502 ? 'Bad Gateway' : 'Refused'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
@@ -57,18 +65,18 @@ export function relayWebSocket(ctx: RelayContext, req: IncomingMessage, socket: 
     if (!opened) refuse(502, 'upstream_unreachable', err.message);
   });
   upstream.once('open', () => {
+    if (settled) return;
     opened = true;
+    settled = true;
+    untrackPending();
     handshakes.handleUpgrade(req, socket, head, (client) => {
-      interaction.timing.headers = timeline.now();
       const session: WsSession = { frames: [], end: 'server-closed' };
-      interaction.response = { status: 101, headers: {}, websocket: session };
+      timeline.respond(interaction, { status: 101, headers: {}, websocket: session });
       let ended = false;
       const finish = (end: WsSession['end'], error?: string) => {
         if (ended) return false;
         ended = true;
-        session.end = end;
-        if (error) session.error = error;
-        interaction.timing.end = timeline.now();
+        timeline.finish(interaction, error ? { end, error } : { end });
         untrack();
         return true;
       };
@@ -81,24 +89,34 @@ export function relayWebSocket(ctx: RelayContext, req: IncomingMessage, socket: 
 
       client.on('message', (data: RawData, binary: boolean) => {
         const seq = timeline.tick();
-        session.frames.push({ at: timeline.now(), from: 'client', seq, after: seq, ...payloadFromWire(wireBytes(data), binary) });
+        timeline.frame(interaction, { at: timeline.now(), from: 'client', seq, after: seq, ...payloadFromWire(wireBytes(data), binary) });
         upstream.send(data, { binary });
       });
       upstream.on('message', (data: RawData, binary: boolean) => {
-        session.frames.push({ at: timeline.now(), from: 'server', after: timeline.lastSeq, ...payloadFromWire(wireBytes(data), binary) });
+        timeline.frame(interaction, {
+          at: timeline.now(),
+          from: 'server',
+          after: timeline.lastSeq,
+          ...payloadFromWire(wireBytes(data), binary),
+        });
         client.send(data, { binary });
       });
       client.on('close', (code: number, reason: Buffer) => {
         if (ended) return;
         const seq = timeline.tick();
-        session.frames.push({ at: timeline.now(), from: 'client', seq, after: seq, close: { code, reason: reason.toString() } });
+        timeline.frame(interaction, { at: timeline.now(), from: 'client', seq, after: seq, close: { code, reason: reason.toString() } });
         finish('client-closed');
         if (sendableCloseCode(code)) upstream.close(code, reason);
         else upstream.close();
       });
       upstream.on('close', (code: number, reason: Buffer) => {
         if (ended) return;
-        session.frames.push({ at: timeline.now(), from: 'server', after: timeline.lastSeq, close: { code, reason: reason.toString() } });
+        timeline.frame(interaction, {
+          at: timeline.now(),
+          from: 'server',
+          after: timeline.lastSeq,
+          close: { code, reason: reason.toString() },
+        });
         if (code === 1006) {
           finish('broken', 'the upstream connection dropped without a close frame');
           client.terminate();

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Cassette, Interaction } from '../cassette/index.js';
 import { isMutating } from './match-request.js';
+import { pathKeys } from './stream-causes.js';
 
 /**
  * How far along its cassette's timeline the client has come: the highest
@@ -13,7 +14,9 @@ export class CassetteClock {
   private progress = 0;
   /** When progress passed each value, in increasing order. */
   private readonly steps: { seq: number; time: number }[] = [];
-  private waiters: { seq: number; resolve: () => void }[] = [];
+  private waiters: { seq: number; keys: readonly string[]; resolve: () => void }[] = [];
+  /** Per resource key (decision 0008), the highest seq reached by a request naming it. */
+  private readonly keyProgress = new Map<string, number>();
 
   constructor(readonly cassette: Cassette) {
     this.mutating = cassette.interactions.filter((i) => isMutating(i.request.method)).map((i) => i.seq);
@@ -34,8 +37,10 @@ export class CassetteClock {
     return anchor;
   }
 
-  reached(seq: number): boolean {
-    return seq <= this.progress;
+  /** Whether the client has come as far as `seq`; with `keys`, by requests naming one of those resources. */
+  reached(seq: number, keys: readonly string[] = []): boolean {
+    if (keys.length === 0) return seq <= this.progress;
+    return keys.some((k) => seq <= (this.keyProgress.get(k) ?? 0));
   }
 
   /** When (performance.now) progress first reached `seq`; undefined if it has not. */
@@ -44,19 +49,30 @@ export class CassetteClock {
   }
 
   advance(seq: number): void {
-    if (seq <= this.progress) return;
-    this.progress = seq;
-    this.steps.push({ seq, time: performance.now() });
-    const ready = this.waiters.filter((w) => w.seq <= seq);
-    this.waiters = this.waiters.filter((w) => w.seq > seq);
+    let moved = false;
+    for (const k of pathKeys(this.bySeq.get(seq)?.request.path ?? '')) {
+      if (seq > (this.keyProgress.get(k) ?? 0)) {
+        this.keyProgress.set(k, seq);
+        moved = true;
+      }
+    }
+    if (seq > this.progress) {
+      this.progress = seq;
+      this.steps.push({ seq, time: performance.now() });
+      moved = true;
+    }
+    if (!moved) return;
+    const ready = this.waiters.filter((w) => this.reached(w.seq, w.keys));
+    if (ready.length === 0) return;
+    this.waiters = this.waiters.filter((w) => !ready.includes(w));
     for (const w of ready) w.resolve();
   }
 
-  /** Resolves once progress reaches `seq`. */
-  waitReached(seq: number, signal?: AbortSignal): Promise<void> {
-    if (this.reached(seq)) return Promise.resolve();
+  /** Resolves once the client has come as far as `seq` (with `keys`, by requests naming one of them). */
+  waitReached(seq: number, signal?: AbortSignal, keys: readonly string[] = []): Promise<void> {
+    if (this.reached(seq, keys)) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const waiter = { seq, resolve };
+      const waiter = { seq, keys, resolve };
       this.waiters.push(waiter);
       signal?.addEventListener('abort', () => {
         this.waiters = this.waiters.filter((w) => w !== waiter);

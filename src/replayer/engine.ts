@@ -1,8 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import {
+  type Body,
   type Cassette,
+  type ContentEncoding,
   currentFolders,
   decodeBody,
+  encodeContent,
   folderRestorer,
   type Interaction,
   type MachineFolders,
@@ -16,6 +19,7 @@ import {
 } from '../cassette/index.js';
 import { serializeSseFrame } from '../sse/index.js';
 import { CassetteClock } from './cassette-clock.js';
+import { encodeStream } from './encode-stream.js';
 import { type NearMiss, UnmatchedRequestError } from './errors.js';
 import {
   differences,
@@ -27,6 +31,7 @@ import {
   shapeKey,
   shapeOf,
 } from './match-request.js';
+import { type StreamCauses, streamCauses } from './stream-causes.js';
 import { parseTiming, type TimingMode } from './timing.js';
 import { WsReplaySession } from './ws-session.js';
 
@@ -65,10 +70,25 @@ interface Entry {
   served: boolean;
   /** Response headers and body bytes, computed on first use: they never change. */
   prepared?: { headers: [string, string][]; body: Buffer };
+  /** Per event of its stream, the request it waits for (decision 0008), computed on first use. */
+  causes?: StreamCauses;
 }
 
 export type ReplayAnswer =
-  | { kind: 'response'; entry: EntryInfo; status: number; headers: [string, string][]; body: Buffer; delayMs: number; breaks: boolean }
+  | {
+      kind: 'response';
+      entry: EntryInfo;
+      status: number;
+      headers: [string, string][];
+      body: Buffer;
+      delayMs: number;
+      /**
+       * How the body ended when recorded: whole; `broken` (the upstream reset
+       * or cut it short: send these bytes, then break the connection); or
+       * `client-closed` (the recorded client stopped reading: send these bytes and keep the response open).
+       */
+      end: BodyEnd;
+    }
   | {
       kind: 'stream';
       entry: EntryInfo;
@@ -80,6 +100,9 @@ export type ReplayAnswer =
   | { kind: 'failure'; entry: EntryInfo; status: 502; body: Buffer }
   | { kind: 'websocket'; entry: EntryInfo; status: 101; session: WsReplaySession }
   | { kind: 'unmatched'; error: UnmatchedRequestError; status: 404 | 500; body: Buffer };
+
+/** How a recorded plain body ended. */
+export type BodyEnd = 'complete' | 'broken' | 'client-closed';
 
 /** The answers a plain HTTP request can get. */
 export type HttpAnswer = Exclude<ReplayAnswer, { kind: 'websocket' }>;
@@ -289,7 +312,7 @@ export class ReplayEngine {
         headers: [['content-type', 'application/json']],
         body,
         delayMs: 0,
-        breaks: false,
+        end: 'complete',
       };
     }
     if (!i.response) {
@@ -301,23 +324,32 @@ export class ReplayEngine {
         body: Buffer.from(JSON.stringify({ error: { code: i.failure?.code ?? 'upstream_error', message } })),
       };
     }
+    const encoding = i.response.encoding;
     entry.prepared ??= {
       headers: this.headersOf(i),
-      body: i.response.stream ? Buffer.alloc(0) : restoreBody(decodeBody(i.response.body), i.response.body, this.fromPlaceholders),
+      body: i.response.stream ? Buffer.alloc(0) : this.bodyBytes(i.response.body, encoding),
     };
     const { headers, body } = entry.prepared;
     const stream = i.response.stream;
     if (!stream) {
       const delayMs = this.timing.kind === 'instant' ? 0 : this.timing.factor * ((i.timing.end ?? i.timing.start) - i.timing.start);
-      return { kind: 'response', entry: info, status: i.response.status, headers, body, delayMs, breaks: i.failure !== undefined };
+      const end: BodyEnd = !i.failure ? 'complete' : i.failure.code === 'client_closed' ? 'client-closed' : 'broken';
+      return { kind: 'response', entry: info, status: i.response.status, headers, body, delayMs, end };
     }
     const servedAt = performance.now();
     const reframe = this.options.reframe;
     const frames = (signal: AbortSignal) => {
       const own = this.frames(entry, stream.events, servedAt, signal);
-      return reframe ? reframe(own, info) : own;
+      const framed = reframe ? reframe(own, info) : own;
+      return encoding ? encodeStream(framed, encoding) : framed;
     };
     return { kind: 'stream', entry: info, status: i.response.status, headers, frames, end: stream.end };
+  }
+
+  /** A recorded body as the client gets it: placeholders restored, encoded again when the server had encoded it. */
+  private bodyBytes(body: Body | undefined, encoding: ContentEncoding | undefined): Buffer {
+    const bytes = restoreBody(decodeBody(body), body, this.fromPlaceholders);
+    return encoding && bytes.byteLength > 0 ? encodeContent(bytes, encoding) : bytes;
   }
 
   /**
@@ -330,22 +362,24 @@ export class ReplayEngine {
     const own = entry.interaction.seq;
     const ownStart = entry.interaction.timing.start;
     // Events that followed only this stream's own request keep their distance from when it was served.
-    const untilDue = (item: SseItem) =>
-      item.after > own
-        ? this.delayFor(entry, item.after, item.at)
+    const { causes, keys } = (entry.causes ??= streamCauses(entry.clock.cassette, entry.interaction, events));
+    const untilDue = (item: SseItem, cause: number) =>
+      cause > own
+        ? this.delayFor(entry, cause, item.at)
         : this.timing.kind === 'instant'
           ? 0
           : servedAt + this.timing.factor * (item.at - ownStart) - performance.now();
-    for (const item of events) {
+    for (const [n, item] of events.entries()) {
+      const cause = causes[n] ?? item.after;
       // The client has sent this stream's own request, so what followed it alone is due.
-      const gated = item.after > own && !entry.clock.reached(item.after);
-      const wait = gated ? 0 : untilDue(item);
+      const gated = cause > own && !entry.clock.reached(cause, keys);
+      const wait = gated ? 0 : untilDue(item, cause);
       if ((gated || wait > 0) && batch) {
         yield Buffer.from(batch);
         batch = '';
       }
-      if (gated) await entry.clock.waitReached(item.after, signal);
-      const delay = gated ? untilDue(item) : wait;
+      if (gated) await entry.clock.waitReached(cause, signal, keys);
+      const delay = gated ? untilDue(item, cause) : wait;
       if (delay > 0) await sleep(delay, signal);
       batch += this.encode(item);
     }

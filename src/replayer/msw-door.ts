@@ -10,8 +10,23 @@ function toResponse(answer: HttpAnswer): Response {
   }
   if (answer.kind !== 'stream') {
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
-    if (answer.kind === 'response' && answer.breaks) return HttpResponse.error();
-    return new HttpResponse(answer.body, { status: answer.status, headers });
+    if (answer.kind !== 'response' || answer.end === 'complete') return new HttpResponse(answer.body, { status: answer.status, headers });
+    // Cut short when recorded: the same bytes, then the break (or an open body, if the recorded client left first).
+    const end = answer.end;
+    let sent = answer.body.byteLength === 0;
+    const cut = new ReadableStream<Uint8Array>({
+      // Erroring discards what is queued: the bytes go out on one pull, the break a turn of the loop after the next.
+      async pull(stream) {
+        if (!sent) {
+          sent = true;
+          stream.enqueue(new Uint8Array(answer.body));
+        } else if (end === 'broken') {
+          await new Promise((r) => setTimeout(r, 1));
+          stream.error(new TypeError('terminated'));
+        } else await new Promise<void>(() => {});
+      },
+    });
+    return new HttpResponse(cut, { status: answer.status, headers });
   }
   const controller = new AbortController();
   const frames = answer.frames(controller.signal);

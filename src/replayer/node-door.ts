@@ -23,12 +23,17 @@ export async function writeAnswer(answer: HttpAnswer, res: ServerResponse): Prom
   if (answer.kind !== 'stream') {
     if (answer.kind === 'response' && answer.delayMs > 0) await wait(answer.delayMs);
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
-    res.writeHead(answer.status, [...headers.flat(), 'content-length', String(answer.body.byteLength)]);
-    if (answer.kind === 'response' && answer.breaks) {
-      res.write(answer.body, () => res.destroy());
+    const end = answer.kind === 'response' ? answer.end : 'complete';
+    if (end === 'complete') {
+      res.writeHead(answer.status, [...headers.flat(), 'content-length', String(answer.body.byteLength)]);
+      res.end(answer.body);
       return;
     }
-    res.end(answer.body);
+    // A body that was cut short goes out as it was: these bytes, then the break (or, if the recorded client left, silence).
+    res.writeHead(answer.status, headers.flat());
+    res.flushHeaders();
+    if (answer.body.byteLength > 0) await new Promise((r) => res.write(answer.body, r));
+    if (end === 'broken') res.destroy();
     return;
   }
   res.writeHead(answer.status, answer.headers.flat());

@@ -97,16 +97,24 @@ export class CassetteDispatcher extends Dispatcher {
     if (answer.kind === 'response' && answer.delayMs > 0) {
       return new Promise<void>((r) => setTimeout(r, answer.delayMs)).then(() => this.deliverPlain(answer, h));
     }
-    this.deliverPlain(answer, h);
-    return undefined;
+    return this.deliverPlain(answer, h);
   }
 
-  private deliverPlain(answer: Exclude<HttpAnswer, { kind: 'stream' }>, h: LegacyHandler): void {
+  private deliverPlain(answer: Exclude<HttpAnswer, { kind: 'stream' }>, h: LegacyHandler): Promise<void> | undefined {
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
-    h.onHeaders?.(answer.status, flatHeaders(headers, answer.body.byteLength), () => {}, '');
+    const end = answer.kind === 'response' ? answer.end : 'complete';
+    h.onHeaders?.(answer.status, flatHeaders(headers, end === 'complete' ? answer.body.byteLength : undefined), () => {}, '');
     if (answer.body.byteLength > 0) h.onData?.(answer.body);
-    if (answer.kind === 'response' && answer.breaks) throw new errors.SocketError('other side closed');
-    h.onComplete?.([]);
+    // The recorded client stopped reading: the body stays open until this client gives up too.
+    if (end === 'client-closed') return undefined;
+    if (end === 'complete') {
+      h.onComplete?.([]);
+      return undefined;
+    }
+    // The break comes after the bytes have been read, as it would off a socket (an error in the same tick is lost).
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      throw new errors.SocketError('other side closed');
+    });
   }
 
   private async deliverStream(

@@ -57,7 +57,7 @@ describe('bench proxy', () => {
     expect(await readdir(dir)).toEqual(['open.yaml']);
   });
 
-  it('leaves the previous cassette intact when killed in the middle of a save', async () => {
+  it('leaves the previous cassette intact when killed in the middle of a save, and the journal recovers the recording', async () => {
     // A long stream makes the save take long enough to be interrupted.
     const payload = JSON.stringify({ type: 'response.output_text.delta', delta: 'x'.repeat(200) });
     const server = await sseServer((res) => {
@@ -84,10 +84,14 @@ describe('bench proxy', () => {
     expect(await readFile(file, 'utf8')).toBe(previous);
     expect((await loadCassette(file)).meta.recorder).toBe('earlier run');
 
-    // The next successful save clears the temp file the killed writer left.
-    const again = await startProxy(server.url, file);
-    again.child.kill('SIGTERM');
-    expect(await again.exit()).toBe(0);
+    // The journal still holds the recording; a new proxy will not start over it.
+    const refused = await runBench(['proxy', '--target', server.url, '--port', '0', '--cassette', file]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/kept\.yaml\.journal holds a recording that was never saved .* run `bench recover /);
+    const recovered = await runBench(['recover', file]);
+    expect(recovered.code).toBe(0);
+    expect((await loadCassette(file)).interactions[0]?.response?.stream?.events).toHaveLength(60_000);
+    // The save cleared the temp file the killed writer left, and the journal is gone.
     expect(await readdir(dir)).toEqual(['kept.yaml']);
   });
 

@@ -36,9 +36,10 @@ export interface LongRunning {
 }
 
 /** Starts a long-running `bench` command and waits for its `listening on` line. */
-export async function startBench(args: string[], options: { cwd?: string } = {}): Promise<LongRunning> {
+export async function startBench(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<LongRunning> {
   const child = spawn(process.execPath, [BENCH_BIN, ...args], {
     cwd: options.cwd,
+    env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

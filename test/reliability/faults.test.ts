@@ -1,8 +1,10 @@
 import type { ServerResponse } from 'node:http';
+import { setupServer } from 'msw/node';
+import { fetch as undiciFetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Cassette, parseCassette, serializeCassette } from '../../src/cassette/index.js';
 import { type RecordingProxy, startRecordingProxy } from '../../src/recorder/index.js';
-import { startReplayServer } from '../../src/replayer/index.js';
+import { cassetteDispatcher, cassetteHandlers, startReplayServer } from '../../src/replayer/index.js';
 import { parseSseText } from '../../src/sse/index.js';
 import { readBody, sleep, startServer, type TestServer } from '../helpers/servers.js';
 
@@ -139,5 +141,74 @@ describe('faults while recording', () => {
     expect(cassette.interactions[0]?.response?.stream?.events.map((e) => e.data)).toEqual(['1', '2']);
     const replayed = await readAll(await fetch(`${(await replayOf(cassette)).url}/s`));
     expect(replayed).toEqual(live);
+  });
+
+  it('a body shorter than its Content-Length: the client sees those bytes, then the break; every replay door does the same', async () => {
+    const { proxy } = await faulty(async (res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"partial":');
+      await sleep(30);
+      res.socket?.destroy();
+    });
+    const live = await readAll(await fetch(`${proxy.url}/cut`));
+    expect(live.text).toBe('{"partial":');
+    expect(live.error).toBeInstanceOf(TypeError);
+    await stillServes(proxy);
+    const cassette = await proxy.close();
+    expect(cassette.interactions[0]?.failure?.code).toBe('upstream_reset');
+    expect(cassette.interactions[0]?.response?.body).toEqual({ text: '{"partial":' });
+
+    const replayed = await readAll(await fetch(`${(await replayOf(cassette)).url}/cut`));
+    expect(replayed.text).toBe(live.text);
+    expect(replayed.error).toBeInstanceOf(TypeError);
+    const named = [{ name: 'cut.yaml', cassette }];
+    const viaUndici = await readAll(
+      (await undiciFetch('http://api.test/cut', { dispatcher: cassetteDispatcher(named) })) as unknown as Response,
+    );
+    expect(viaUndici.text).toBe(live.text);
+    expect(viaUndici.error).toBeInstanceOf(TypeError);
+    const msw = setupServer(...cassetteHandlers(named).handlers);
+    msw.listen();
+    try {
+      const viaMsw = await readAll(await fetch('http://api.test/cut'));
+      expect(viaMsw.text).toBe(live.text);
+      expect(viaMsw.error).toBeInstanceOf(TypeError);
+    } finally {
+      msw.close();
+    }
+  });
+
+  it('a download the client abandons is recorded as client_closed with the bytes it had, not as a whole body', async () => {
+    const { proxy } = await faulty(async (res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      for (let k = 0; k < 200 && !res.destroyed; k++) {
+        res.write(Buffer.alloc(1024, k));
+        await sleep(5);
+      }
+      res.end();
+    });
+    const controller = new AbortController();
+    const res = await fetch(`${proxy.url}/download`, { signal: controller.signal });
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    let got = 0;
+    while (got < 4096) got += (await reader.read()).value?.byteLength ?? 0;
+    controller.abort();
+    await sleep(100);
+    await stillServes(proxy);
+    const cassette = await proxy.close();
+    const download = cassette.interactions[0];
+    expect(download?.failure?.code).toBe('client_closed');
+    const kept = Buffer.from((download?.response?.body as { base64: string }).base64, 'base64').byteLength;
+    expect(kept).toBeGreaterThanOrEqual(got);
+    expect(kept).toBeLessThan(200 * 1024);
+    // Replayed, the same bytes come and then nothing more, as for the recorded client.
+    const again = await fetch(`${(await replayOf(cassette)).url}/download`);
+    const r = (again.body as ReadableStream<Uint8Array>).getReader();
+    let bytes = 0;
+    while (bytes < kept) bytes += (await r.read()).value?.byteLength ?? 0;
+    expect(bytes).toBe(kept);
+    const next = await Promise.race([r.read().then(() => 'more'), sleep(300).then(() => 'open')]);
+    expect(next).toBe('open');
+    await r.cancel();
   });
 });

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { writeCassetteAtomic } from '../../cassette/index.js';
 import { loadRedactionConfig } from '../../config.js';
-import { startRecordingProxy } from '../../recorder/index.js';
+import { UsageError } from '../../errors.js';
+import { checkCassetteTarget, journalPath, startRecordingProxy } from '../../recorder/index.js';
 import { parseLabel, parsePort } from '../options.js';
 import { runCommand } from '../run-command.js';
+import { whenStopped } from '../stop-signal.js';
 
 interface ProxyFlags {
   target: string;
@@ -12,6 +14,7 @@ interface ProxyFlags {
   cassette: string;
   label?: Record<string, string>;
   config?: string;
+  force?: boolean;
 }
 
 export function registerProxy(program: Command): void {
@@ -23,13 +26,22 @@ export function registerProxy(program: Command): void {
     .option('--port <n>', 'port to listen on; 0 picks a free one', parsePort, 0)
     .option('--host <address>', 'address to bind; loopback unless you ask for another', '127.0.0.1')
     .option('--label <key=value>', 'label written to the cassette meta (repeatable)', parseLabel)
+    .option('--force', 'overwrite --cassette even when the file there is not a cassette')
     .option('--config <file>', 'JSON config whose "redact" section adds redaction rules (default tapedeck.config.json if present)')
     .addHelpText(
       'after',
       `
 The first line on stdout is "listening on http://HOST:PORT". Point your client
-at that URL. Stop with Ctrl-C (SIGINT) or SIGTERM: open streams are ended as
-"proxy-closed" and the cassette is written atomically.
+at that URL. --cassette is checked first: a folder, a missing folder, an
+unwritable place or a file that is not a cassette is refused (exit 2).
+
+Everything captured is journaled as it happens in FILE.journal (redacted).
+Stop with Ctrl-C, SIGTERM or SIGHUP, or by killing the wrapper that started
+it (npx, npm exec, sh): open streams are ended as "proxy-closed", the cassette
+is written atomically and the journal removed; a second signal does not
+abort the save. After a hard kill (SIGKILL, a crash, a lost machine),
+"bench recover FILE" saves what the journal holds. A run that recorded
+nothing leaves an existing cassette as it was.
 
 Example:
   $ bench proxy --target http://127.0.0.1:6767 --port 0 --cassette cassettes/session.yaml`,
@@ -37,25 +49,42 @@ Example:
     .action((flags: ProxyFlags) =>
       runCommand(async () => {
         const redact = await loadRedactionConfig(flags.config);
+        const { existing } = await checkCassetteTarget(flags.cassette, { force: flags.force ?? false });
+        const say = (line: string) => process.stderr.write(`bench proxy: ${line}\n`);
+        let saving = false;
         // Handlers go in before the URL is printed: a script may signal as soon as it reads it.
-        const stopped = new Promise<NodeJS.Signals>((resolve) => {
-          process.once('SIGINT', () => resolve('SIGINT'));
-          process.once('SIGTERM', () => resolve('SIGTERM'));
-        });
+        const stopped = whenStopped((cause) =>
+          say(saving ? `${cause}: still saving ${flags.cassette}; it finishes in a moment` : `${cause}: already stopping`),
+        );
+        const journal = journalPath(flags.cassette);
         const proxy = await startRecordingProxy({
           target: flags.target,
           port: flags.port,
           host: flags.host,
           ...(flags.label ? { labels: flags.label } : {}),
-          log: (line) => process.stderr.write(`bench proxy: ${line}\n`),
+          journal: { file: journal, redact },
+          log: say,
         });
         process.stdout.write(`listening on ${proxy.url}\n`);
-        const signal = await stopped;
-        process.stderr.write(`bench proxy: ${signal}: closing open streams\n`);
+        const cause = await stopped;
+        say(`${cause}: closing open streams`);
+        saving = true;
         const cassette = await proxy.close();
-        process.stderr.write(`bench proxy: saving cassette ${flags.cassette}\n`);
-        await writeCassetteAtomic(flags.cassette, cassette, redact);
-        process.stderr.write(`bench proxy: wrote ${flags.cassette} (${cassette.interactions.length} interactions)\n`);
+        if (cassette.interactions.length === 0 && existing) {
+          await proxy.discardJournal();
+          say(`recorded nothing; ${flags.cassette} is left as it was`);
+          return 0;
+        }
+        say(`saving cassette ${flags.cassette}`);
+        try {
+          await writeCassetteAtomic(flags.cassette, cassette, redact);
+        } catch (err) {
+          throw new UsageError(
+            `${(err as Error).message}; the recording is kept in ${journal}: \`bench recover ${flags.cassette}\` saves it`,
+          );
+        }
+        await proxy.discardJournal();
+        say(`wrote ${flags.cassette} (${cassette.interactions.length} interactions)`);
         return 0;
       }),
     );

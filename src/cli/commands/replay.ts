@@ -4,6 +4,7 @@ import { type ReplayCheckRow, replayCheck } from '../../probes/index.js';
 import { loadCassetteSet, startReplayServer } from '../../replayer/index.js';
 import { parsePort } from '../options.js';
 import { runCommand } from '../run-command.js';
+import { whenStopped } from '../stop-signal.js';
 
 interface ReplayFlags {
   cassette: string;
@@ -43,10 +44,8 @@ Example:
     .action((flags: ReplayFlags) =>
       runCommand(async () => {
         if (flags.strict && flags.lenient) throw new UsageError('--strict and --lenient exclude each other; pick one');
-        const stopped = new Promise<void>((resolve) => {
-          process.once('SIGINT', () => resolve());
-          process.once('SIGTERM', () => resolve());
-        });
+        // A signal, or the wrapper that started us (npx, a shell) gone.
+        const stopped = whenStopped(() => {});
         const set = await loadCassetteSet(flags.cassette);
         const server = await startReplayServer(set, {
           port: flags.port,

@@ -7,6 +7,7 @@ import { startOmnigentSimulator } from '../../simulator/omnigent/index.js';
 import { startOpenCodeSimulator } from '../../simulator/opencode/index.js';
 import { parsePort, parseSeed, parseWholeMs } from '../options.js';
 import { runCommand } from '../run-command.js';
+import { whenStopped } from '../stop-signal.js';
 
 interface SimFlags {
   target: string;
@@ -43,10 +44,8 @@ export function registerSim(program: Command): void {
     )
     .action((flags: SimFlags) =>
       runCommand(async () => {
-        const stopped = new Promise<void>((resolve) => {
-          process.once('SIGINT', () => resolve());
-          process.once('SIGTERM', () => resolve());
-        });
+        // A signal, or the wrapper that started us (npx, a shell) gone.
+        const stopped = whenStopped(() => {});
         if (!['omnigent', 'hermes', 'codex', 'opencode', 'model'].includes(flags.target))
           throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent, hermes, codex, opencode or model`);
         if (flags.target !== 'omnigent' && flags.mutate) throw new UsageError('--mutate applies to the omnigent simulator only');

@@ -1,0 +1,300 @@
+import { open, readFile, rm } from 'node:fs/promises';
+import {
+  type Body,
+  CASSETTE_VERSION,
+  type Cassette,
+  type CassetteMeta,
+  type ContentEncoding,
+  encodeBody,
+  type Failure,
+  type Interaction,
+  type MachineFolders,
+  makePortable,
+  makeRedactor,
+  type RedactionConfig,
+  type SseItem,
+  type StreamEnd,
+  type Timing,
+  type WsFrame,
+} from '../cassette/index.js';
+import { TapedeckError } from '../errors.js';
+
+/** Where the journal of a recording bound for `cassette` lives: beside it, so a crash leaves it in plain sight. */
+export const journalPath = (cassette: string): string => `${cassette}.journal`;
+
+/** What the recorder tells the journal, as it happens. Bytes and live objects are turned into records when flushed. */
+export type JournalEntry =
+  | { k: 'open'; seq: number; request: Interaction['request']; start: number }
+  | { k: 'request-body'; seq: number; bytes: Buffer }
+  | {
+      k: 'response';
+      seq: number;
+      at: number;
+      status: number;
+      headers: Interaction['request']['headers'];
+      kind: 'body' | 'stream' | 'websocket';
+      encoding?: ContentEncoding;
+    }
+  | { k: 'event'; seq: number; item: SseItem }
+  | { k: 'frame'; seq: number; frame: WsFrame }
+  | {
+      k: 'end';
+      seq: number;
+      timing: Timing;
+      failure?: Failure | undefined;
+      end?: StreamEnd | undefined;
+      error?: string | undefined;
+      bytes?: Buffer | undefined;
+      encoding?: ContentEncoding | undefined;
+    };
+
+/** A journal line: an entry made portable and redacted, bytes encoded as a cassette body. */
+type JournalRecord =
+  | { k: 'meta'; journal: 1; meta: CassetteMeta }
+  | Exclude<JournalEntry, { k: 'request-body' } | { k: 'end' }>
+  | { k: 'request-body'; seq: number; body: Body }
+  | { k: 'end'; seq: number; timing: Timing; failure?: Failure; end?: StreamEnd; error?: string; body?: Body; encoding?: ContentEncoding };
+
+/** A journal that is in the way, cannot be written, or cannot be read back. */
+export class JournalError extends TapedeckError {
+  declare readonly code: 'journal_exists' | 'journal_unwritable' | 'journal_unreadable';
+
+  constructor(code: JournalError['code'], message: string) {
+    super(code, message);
+  }
+}
+
+/** How long a captured entry may wait before it is on disk (the kill-safety window). */
+const FLUSH_MS = 20;
+
+/**
+ * An append-only file of what a recording captured, written within
+ * milliseconds of capture, redacted and made portable first: a recorder
+ * killed at any moment leaves everything but the last instants on disk.
+ */
+export class JournalWriter {
+  private queue: JournalEntry[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
+  private readonly redact: (c: Cassette) => Cassette;
+  private failed: Error | undefined;
+
+  private constructor(
+    readonly file: string,
+    private readonly handle: import('node:fs/promises').FileHandle,
+    private readonly folders: MachineFolders | undefined,
+    redact: RedactionConfig | undefined,
+  ) {
+    this.redact = makeRedactor(redact).session();
+  }
+
+  /** Creates the journal; refuses one that is already there (an earlier recording not yet recovered). */
+  static async create(
+    file: string,
+    meta: CassetteMeta,
+    options: { redact?: RedactionConfig | undefined; folders?: MachineFolders | undefined } = {},
+  ): Promise<JournalWriter> {
+    let handle: import('node:fs/promises').FileHandle;
+    try {
+      handle = await open(file, 'wx', 0o600);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      if (err.code === 'EEXIST') {
+        const cassette = file.replace(/\.journal$/, '');
+        throw new JournalError(
+          'journal_exists',
+          `${file} holds a recording that was never saved (its recorder was stopped hard); run \`bench recover ${cassette}\` to save it, or delete the journal`,
+        );
+      }
+      throw new JournalError('journal_unwritable', `${file} cannot be created: ${err.message}`);
+    }
+    const writer = new JournalWriter(file, handle, options.folders, options.redact);
+    await handle.write(`${JSON.stringify({ k: 'meta', journal: 1, meta } satisfies JournalRecord)}\n`);
+    return writer;
+  }
+
+  /** Queues an entry; it reaches the file within a few milliseconds. */
+  add(entry: JournalEntry): void {
+    this.queue.push(entry);
+    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  /** Writes everything queued so far. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return this.writing;
+    this.writing = this.writing.then(async () => {
+      if (this.failed) return;
+      try {
+        await this.handle.write(batch.map((e) => `${JSON.stringify(this.clean(e))}\n`).join(''));
+      } catch (e) {
+        // A full disk must not stop the recording in memory; the clean save still has it all.
+        this.failed = e as Error;
+      }
+    });
+    return this.writing;
+  }
+
+  /** The journal could not be written (a full disk): what is in memory is all there is. */
+  get error(): Error | undefined {
+    return this.failed;
+  }
+
+  /** Flushes and closes the file, leaving it on disk. */
+  async close(): Promise<void> {
+    await this.flush();
+    await this.handle.close().catch(() => {});
+  }
+
+  /** Closes and removes the journal: the cassette it stood in for is saved. */
+  async discard(): Promise<void> {
+    await this.close();
+    await rm(this.file, { force: true });
+  }
+
+  /** The entry as it may reach disk: placeholders in, secrets out, through the same passes as the cassette. */
+  private clean(e: JournalEntry): JournalRecord {
+    const one = (i: Omit<Interaction, 'seq' | 'timing'> & Partial<Interaction>): Interaction => {
+      const c: Cassette = {
+        version: CASSETTE_VERSION,
+        meta: { recorder: '', target: '', recordedAt: '' },
+        interactions: [{ seq: e.seq, timing: { start: 0 }, ...i } as Interaction],
+      };
+      return this.redact(makePortable(c, this.folders)).interactions[0] as Interaction;
+    };
+    const blank = { method: 'GET', path: '/', headers: {} };
+    switch (e.k) {
+      case 'open':
+        return { ...e, request: one({ request: e.request }).request };
+      case 'request-body': {
+        const body = encodeBody(e.bytes);
+        return { k: 'request-body', seq: e.seq, body: (body && one({ request: { ...blank, body } }).request.body) ?? { text: '' } };
+      }
+      case 'response':
+        return { ...e, headers: one({ request: blank, response: { status: e.status, headers: e.headers } }).response?.headers ?? {} };
+      case 'event': {
+        const cleaned = one({ request: blank, response: { status: 200, headers: {}, stream: { events: [e.item], end: 'server-closed' } } });
+        return { ...e, item: cleaned.response?.stream?.events[0] ?? e.item };
+      }
+      case 'frame': {
+        const cleaned = one({
+          request: blank,
+          response: { status: 101, headers: {}, websocket: { frames: [e.frame], end: 'server-closed' } },
+        });
+        return { ...e, frame: cleaned.response?.websocket?.frames[0] ?? e.frame };
+      }
+      case 'end': {
+        const { bytes, ...rest } = e;
+        const body = bytes && encodeBody(bytes);
+        const cleaned = one({
+          request: blank,
+          ...(body ? { response: { status: 200, headers: {}, body } } : {}),
+          ...(e.failure ? { failure: e.failure } : {}),
+        });
+        return {
+          k: 'end',
+          seq: e.seq,
+          timing: rest.timing,
+          ...(cleaned.failure ? { failure: cleaned.failure } : {}),
+          ...(rest.end ? { end: rest.end } : {}),
+          ...(rest.error ? { error: rest.error } : {}),
+          ...(cleaned.response?.body ? { body: cleaned.response.body } : {}),
+          ...(rest.encoding ? { encoding: rest.encoding } : {}),
+        };
+      }
+    }
+  }
+}
+
+/** What a journal held, as a cassette; `interrupted` counts the exchanges the recorder never saw end. */
+export interface Recovered {
+  cassette: Cassette;
+  interrupted: number;
+}
+
+const INTERRUPTED = 'the recorder stopped before this exchange ended';
+
+/**
+ * Folds a journal back into a cassette. A torn last line (the recorder killed
+ * mid-write) is dropped; an exchange without its end is kept as far as it got,
+ * its stream `broken` or, without a response, a `recording_interrupted` failure.
+ */
+export async function readJournal(file: string): Promise<Recovered> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new JournalError('journal_unreadable', `${file} cannot be read: ${(e as Error).message}`);
+  }
+  const lines = text.split('\n');
+  let meta: CassetteMeta | undefined;
+  const bySeq = new Map<number, Interaction>();
+  const ended = new Set<number>();
+  for (const line of lines) {
+    if (!line) continue;
+    let r: JournalRecord;
+    try {
+      r = JSON.parse(line) as JournalRecord;
+    } catch {
+      continue;
+    }
+    if (r.k === 'meta') {
+      meta = r.meta;
+      continue;
+    }
+    if (r.k === 'open') {
+      bySeq.set(r.seq, { seq: r.seq, request: r.request, timing: { start: r.start } });
+      continue;
+    }
+    const i = bySeq.get(r.seq);
+    if (!i) continue;
+    switch (r.k) {
+      case 'request-body':
+        i.request.body = r.body;
+        break;
+      case 'response':
+        i.timing.headers = r.at;
+        i.response = {
+          status: r.status,
+          headers: r.headers,
+          ...(r.kind === 'stream' ? { stream: { events: [], end: 'server-closed' as const } } : {}),
+          ...(r.kind === 'websocket' ? { websocket: { frames: [], end: 'server-closed' as const } } : {}),
+          ...(r.encoding ? { encoding: r.encoding } : {}),
+        };
+        break;
+      case 'event':
+        i.response?.stream?.events.push(r.item);
+        break;
+      case 'frame':
+        i.response?.websocket?.frames.push(r.frame);
+        break;
+      case 'end': {
+        ended.add(r.seq);
+        i.timing = r.timing;
+        if (r.failure) i.failure = r.failure;
+        const live = i.response?.stream ?? i.response?.websocket;
+        if (live && r.end) live.end = r.end;
+        if (live && r.error) live.error = r.error;
+        if (i.response && r.body) i.response.body = r.body;
+        if (i.response && r.encoding) i.response.encoding = r.encoding;
+        break;
+      }
+    }
+  }
+  if (!meta) throw new JournalError('journal_unreadable', `${file} is not a tapedeck journal (no meta line); it cannot be recovered`);
+  let interrupted = 0;
+  const interactions = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  for (const i of interactions) {
+    if (ended.has(i.seq)) continue;
+    interrupted++;
+    const live = i.response?.stream ?? i.response?.websocket;
+    if (live) {
+      live.end = 'broken';
+      live.error = INTERRUPTED;
+    } else i.failure = { code: 'recording_interrupted', message: INTERRUPTED };
+  }
+  return { cassette: { version: CASSETTE_VERSION, meta, interactions }, interrupted };
+}
