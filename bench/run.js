@@ -4,6 +4,7 @@ import { benchContracts } from './contracts.js';
 import { benchLoad } from './load-streams.js';
 import { benchProxyOverhead } from './proxy-overhead.js';
 import { benchReplay } from './replay.js';
+import { benchSaveMemory } from './save-memory.js';
 import { benchSseParse } from './sse-parse.js';
 
 console.log(`tapedeck benchmarks on node ${process.version}, ${new Date().toISOString()}\n`);
@@ -18,3 +19,5 @@ console.log();
 await benchSseParse();
 console.log();
 await benchLoad();
+console.log();
+await benchSaveMemory();

@@ -1,4 +1,16 @@
+import { createHash } from 'node:crypto';
 import type { Body } from './schema.js';
+
+/**
+ * Bodies larger than this are kept as their size and digest only: a YAML
+ * string cannot hold 400 MB, and no reviewer reads it (decision 0007).
+ */
+export const MAX_STORED_BODY = 64 * 1024 * 1024;
+
+/** The mark that stands for a body too big to keep. */
+export function omittedBody(bytes: number, sha256: string): Body {
+  return { omitted: { bytes, sha256 } };
+}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 // C0 controls other than tab, line feed and carriage return make text unreadable in review.
@@ -56,6 +68,7 @@ export function exactJson(text: string): { json: unknown } | undefined {
  */
 export function encodeBody(bytes: Uint8Array): Body | undefined {
   if (bytes.byteLength === 0) return undefined;
+  if (bytes.byteLength > MAX_STORED_BODY) return omittedBody(bytes.byteLength, createHash('sha256').update(bytes).digest('hex'));
   const text = decodeUtf8(bytes);
   if (text === undefined || BINARY_CONTROL.test(text) || !text.isWellFormed()) {
     return { base64: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') };
@@ -63,9 +76,9 @@ export function encodeBody(bytes: Uint8Array): Body | undefined {
   return exactJson(text) ?? { text };
 }
 
-/** The exact bytes a stored body stands for. */
+/** The exact bytes a stored body stands for (none for an omitted one: see `isOmitted`). */
 export function decodeBody(body: Body | undefined): Buffer {
-  if (body === undefined) return Buffer.alloc(0);
+  if (body === undefined || 'omitted' in body) return Buffer.alloc(0);
   if ('json' in body) return Buffer.from(JSON.stringify(body.json), 'utf8');
   if ('text' in body) return Buffer.from(body.text, 'utf8');
   return Buffer.from(body.base64, 'base64');

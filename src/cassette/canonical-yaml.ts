@@ -169,6 +169,16 @@ function pushSequence(out: string[], items: unknown[], indent: number): void {
 }
 
 /**
+ * The lines of one item of a top-level sequence, as `writeCanonicalYaml`
+ * writes it under its key: a cassette can be written one interaction at a time.
+ */
+export function writeCanonicalYamlItem(item: Record<string, unknown>): string {
+  const out: string[] = [];
+  pushSequence(out, [item], 2);
+  return `${out.join('\n')}\n`;
+}
+
+/**
  * Serialises a plain JSON-like value as canonical YAML: the same value always
  * gives the same bytes, whatever the insertion order of its structural keys.
  */

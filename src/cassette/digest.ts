@@ -14,7 +14,12 @@ function schemaFingerprint(): string {
 
 /** The digest written into a cassette's first line: the canonical body under this schema. */
 export function bodyDigest(body: string): string {
-  return createHash('sha256').update(schemaFingerprint()).update('\n').update(body).digest('hex');
+  return digestHash().update(body).digest('hex');
+}
+
+/** A hash primed as `bodyDigest` primes it, for a body written in pieces. */
+export function digestHash(): import('node:crypto').Hash {
+  return createHash('sha256').update(schemaFingerprint()).update('\n');
 }
 
 const HEADER = /^# tapedeck cassette, format v1 \(sha256:([0-9a-f]{64})\)[^\n]*\n/;

@@ -1,4 +1,4 @@
-export { decodeBody, encodeBody, exactJson, jsonDepthWithin, MAX_JSON_DEPTH } from './body.js';
+export { decodeBody, encodeBody, exactJson, jsonDepthWithin, MAX_JSON_DEPTH, MAX_STORED_BODY, omittedBody } from './body.js';
 export { CONTENT_ENCODINGS, type ContentEncoding, contentEncodingOf, encodeContent } from './content-encoding.js';
 export { CassetteError, type CassetteErrorCode } from './errors.js';
 export { cassetteJsonSchema } from './json-schema.js';
@@ -10,6 +10,7 @@ export {
   makePortable,
   type PlaceholderMapper,
   placeholderMapper,
+  portableInteraction,
   restoreBody,
 } from './portable-paths.js';
 export {
@@ -23,7 +24,7 @@ export {
   redactionConfigSchema,
   redactionPlaceholder,
 } from './redact.js';
-export { serializeCassette, writeCassetteAtomic, writeFileAtomic } from './save.js';
+export { serializeCassette, writeCassetteAtomic, writeCassetteStream, writeFileAtomic } from './save.js';
 export {
   type Body,
   CASSETTE_VERSION,

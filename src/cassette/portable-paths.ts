@@ -139,6 +139,12 @@ function mapInteraction(i: Interaction, m: PlaceholderMapper): Interaction {
   return { ...i, request, response };
 }
 
+/** `makePortable` for one interaction at a time. */
+export function portableInteraction(folders: MachineFolders = currentFolders()): (i: Interaction) => Interaction {
+  const m = placeholderMapper(folders);
+  return (i) => mapInteraction(i, m);
+}
+
 /**
  * Replaces the recording machine's folders and host name with placeholders.
  * Applied once, when a recording is captured: a loaded cassette is portable already.
@@ -167,7 +173,7 @@ export function folderRestorer(folders: MachineFolders): (s: string) => string {
 
 /** Response bytes with folder placeholders restored; binary bodies are never touched. */
 export function restoreBody(bytes: Buffer, body: Body | undefined, restore: (s: string) => string): Buffer {
-  if (!body || 'base64' in body) return bytes;
+  if (!body || 'base64' in body || 'omitted' in body) return bytes;
   if ('json' in body) return Buffer.from(JSON.stringify(restoreJson(body.json, restore)));
   return Buffer.from(restore(body.text));
 }

@@ -68,6 +68,11 @@ export interface Redactor {
    * piece is scrubbed of the secrets found in it and in every piece before.
    */
   session(): (c: Cassette) => Cassette;
+  /**
+   * Two passes for a recording too big to copy whole: `learn` every
+   * interaction, then `scrub` each (and `target`) of every secret learnt.
+   */
+  twoPass(): { learn(i: Interaction): void; scrub(i: Interaction): Interaction; target(s: string): string };
   /** A live request with its secrets replaced as a recording would have them (for replay matching). */
   request(r: { path: string; headers: Record<string, string | string[] | undefined>; body: string }): {
     path: string;
@@ -201,6 +206,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     if (!body) return body;
     if ('json' in body) return { json: scrubJson(body.json, secrets) };
     if ('text' in body) return { text: scrubText(body.text, secrets) };
+    if ('omitted' in body) return body;
     const bytes = Buffer.from(body.base64, 'base64').toString('latin1');
     const clean = scrub(
       bytes,
@@ -244,56 +250,63 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return found;
   }
 
+  /** Sorted for scrubbing: longest first, so a secret inside another is never split. */
+  function scrubList(all: Map<string, string>): [string, string][] {
+    return [...all].filter(([v]) => v.length >= MIN_GLOBAL).sort((a, b) => b[0].length - a[0].length);
+  }
+
+  function scrubInteraction(i: Interaction, global: [string, string][]): Interaction {
+    const requestBody = scrubBody(i.request.body, global);
+    const request = {
+      ...i.request,
+      path: scrubPath(i.request.path, global),
+      headers: scrubHeaders(i.request.headers, global),
+      ...(requestBody ? { body: requestBody } : {}),
+    };
+    const failure = i.failure && { ...i.failure, message: scrub(i.failure.message, global) };
+    if (!i.response) return { ...i, request, ...(failure ? { failure } : {}) };
+    const { body, stream, websocket, ...head } = i.response;
+    const responseBody = scrubBody(body, global);
+    const response = {
+      ...head,
+      headers: scrubHeaders(i.response.headers, global),
+      ...(responseBody ? { body: responseBody } : {}),
+      ...(stream
+        ? {
+            stream: {
+              ...stream,
+              events: stream.events.map((e) => ({
+                ...e,
+                ...(e.data !== undefined ? { data: scrubText(e.data, global) } : {}),
+                ...(e.comment !== undefined ? { comment: scrub(e.comment, global) } : {}),
+              })),
+            },
+          }
+        : {}),
+      ...(websocket
+        ? {
+            websocket: {
+              ...websocket,
+              frames: websocket.frames.map((fr) => {
+                const payload = payloadOf(fr);
+                const { json: _j, text: _t, base64: _b, ...rest } = fr;
+                return payload ? { ...rest, ...scrubBody(payload, global) } : fr;
+              }),
+            },
+          }
+        : {}),
+    };
+    return { ...i, request, response, ...(failure ? { failure } : {}) };
+  }
+
   /** Scrubs a cassette of the secrets found in it and of those already in `all`, which it extends. */
   function redactWith(c: Cassette, all: Map<string, string>): Cassette {
     for (const i of c.interactions) for (const [v, n] of secretsOf(i)) if (!all.has(v)) all.set(v, n);
-    const global = [...all].filter(([v]) => v.length >= MIN_GLOBAL).sort((a, b) => b[0].length - a[0].length);
+    const global = scrubList(all);
     return {
       ...c,
       meta: { ...c.meta, target: scrub(c.meta.target, global) },
-      interactions: c.interactions.map((i) => {
-        const requestBody = scrubBody(i.request.body, global);
-        const request = {
-          ...i.request,
-          path: scrubPath(i.request.path, global),
-          headers: scrubHeaders(i.request.headers, global),
-          ...(requestBody ? { body: requestBody } : {}),
-        };
-        const failure = i.failure && { ...i.failure, message: scrub(i.failure.message, global) };
-        if (!i.response) return { ...i, request, ...(failure ? { failure } : {}) };
-        const { body, stream, websocket, ...head } = i.response;
-        const responseBody = scrubBody(body, global);
-        const response = {
-          ...head,
-          headers: scrubHeaders(i.response.headers, global),
-          ...(responseBody ? { body: responseBody } : {}),
-          ...(stream
-            ? {
-                stream: {
-                  ...stream,
-                  events: stream.events.map((e) => ({
-                    ...e,
-                    ...(e.data !== undefined ? { data: scrubText(e.data, global) } : {}),
-                    ...(e.comment !== undefined ? { comment: scrub(e.comment, global) } : {}),
-                  })),
-                },
-              }
-            : {}),
-          ...(websocket
-            ? {
-                websocket: {
-                  ...websocket,
-                  frames: websocket.frames.map((fr) => {
-                    const payload = payloadOf(fr);
-                    const { json: _j, text: _t, base64: _b, ...rest } = fr;
-                    return payload ? { ...rest, ...scrubBody(payload, global) } : fr;
-                  }),
-                },
-              }
-            : {}),
-        };
-        return { ...i, request, response, ...(failure ? { failure } : {}) };
-      }),
+      interactions: c.interactions.map((i) => scrubInteraction(i, global)),
     };
   }
 
@@ -314,6 +327,24 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     session() {
       const known = new Map<string, string>();
       return (c) => redactWith(c, known);
+    },
+    twoPass() {
+      const all = new Map<string, string>();
+      let global: [string, string][] | undefined;
+      return {
+        learn(i) {
+          for (const [v, n] of secretsOf(i)) if (!all.has(v)) all.set(v, n);
+          global = undefined;
+        },
+        scrub(i) {
+          global ??= scrubList(all);
+          return scrubInteraction(i, global);
+        },
+        target(s) {
+          global ??= scrubList(all);
+          return scrub(s, global);
+        },
+      };
     },
     request(r) {
       const found = new Map<string, string>();

@@ -1,11 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { writeCanonicalYaml } from './canonical-yaml.js';
-import { bodyDigest, headerLine } from './digest.js';
+import { writeCanonicalYaml, writeCanonicalYamlItem } from './canonical-yaml.js';
+import { bodyDigest, digestHash, headerLine } from './digest.js';
 import { CassetteError } from './errors.js';
-import { type RedactionConfig, redactCassette } from './redact.js';
-import { type Cassette, cassetteSchema } from './schema.js';
+import { makeRedactor, type RedactionConfig, redactCassette } from './redact.js';
+import {
+  CASSETTE_VERSION,
+  type Cassette,
+  type CassetteMeta,
+  cassetteSchema,
+  type Interaction,
+  interactionSchema,
+  metaSchema,
+} from './schema.js';
 
 /**
  * Serialises a cassette to canonical YAML after redaction: the same cassette
@@ -48,6 +56,11 @@ async function removeStaleTemps(dir: string, base: string): Promise<void> {
  * leaves either the old file or the new one, never half of one.
  */
 export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  await writeAtomic(file, (handle) => handle.writeFile(text, 'utf8'));
+}
+
+/** Runs `write` on a fresh temp file beside `file`, then fsyncs it and renames it into place. */
+async function writeAtomic(file: string, write: (handle: FileHandle) => Promise<void>): Promise<void> {
   const dir = dirname(file);
   const base = basename(file);
   const temp = join(dir, `.${base}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
@@ -56,7 +69,7 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
     await removeStaleTemps(dir, base);
     const handle = await open(temp, 'wx', 0o644);
     try {
-      await handle.writeFile(text, 'utf8');
+      await write(handle);
       await handle.sync();
     } finally {
       await handle.close();
@@ -78,4 +91,58 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
 /** Redacts, serialises and atomically writes a cassette. */
 export async function writeCassetteAtomic(file: string, cassette: Cassette, redact?: RedactionConfig): Promise<void> {
   await writeFileAtomic(file, serializeCassette(cassette, redact));
+}
+
+/** How much YAML is gathered before each write of a streamed save. */
+const WRITE_BATCH = 1 << 20;
+
+/**
+ * Writes a cassette one interaction at a time, so memory stays near one
+ * interaction's size: the same bytes as `writeCassetteAtomic`, atomically.
+ * `interactions` is called twice (secrets are learnt first, then scrubbed
+ * everywhere), so it should produce each interaction afresh.
+ */
+export async function writeCassetteStream(
+  file: string,
+  meta: CassetteMeta,
+  interactions: () => Iterable<Interaction>,
+  redact?: RedactionConfig,
+): Promise<number> {
+  const redactor = makeRedactor(redact).twoPass();
+  let count = 0;
+  for (const i of interactions()) {
+    redactor.learn(i);
+    count++;
+  }
+  const head = writeCanonicalYaml({
+    version: CASSETTE_VERSION,
+    meta: metaSchema.parse({ ...meta, target: redactor.target(meta.target) }),
+    ...(count === 0 ? { interactions: [] } : {}),
+  });
+  await writeAtomic(file, async (handle) => {
+    // The digest covers what follows the first line, so the line is written last, in place: it has a fixed length.
+    const placeholder = headerLine('0'.repeat(64));
+    const hash = digestHash();
+    let batch = [head, count === 0 ? '' : 'interactions:\n'];
+    let size = 0;
+    let at = Buffer.byteLength(placeholder);
+    await handle.write(placeholder, 0, 'utf8');
+    const flush = async () => {
+      const text = batch.join('');
+      batch = [];
+      size = 0;
+      hash.update(text);
+      const { bytesWritten } = await handle.write(text, at, 'utf8');
+      at += bytesWritten;
+    };
+    for (const i of interactions()) {
+      const text = writeCanonicalYamlItem(interactionSchema.parse(redactor.scrub(i)) as unknown as Record<string, unknown>);
+      batch.push(text);
+      size += text.length;
+      if (size >= WRITE_BATCH) await flush();
+    }
+    await flush();
+    await handle.write(headerLine(hash.digest('hex')), 0, 'utf8');
+  });
+  return count;
 }

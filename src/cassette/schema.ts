@@ -14,10 +14,16 @@ const seq = z.number().int().positive();
  */
 export const headersSchema = z.record(z.string(), z.union([z.string(), z.array(z.string())]));
 
-/** A body is stored as exactly one of: parsed JSON, UTF-8 text, or base64 bytes. */
+/** A body is stored as exactly one of: parsed JSON, UTF-8 text, base64 bytes, or (too big to keep) its size and digest. */
 export const bodySchema = z.union(
-  [z.strictObject({ json: z.unknown() }), z.strictObject({ text: z.string() }), z.strictObject({ base64: z.base64() })],
-  { error: 'expected a body with exactly one of json, text or base64' },
+  [
+    z.strictObject({ json: z.unknown() }),
+    z.strictObject({ text: z.string() }),
+    z.strictObject({ base64: z.base64() }),
+    /** A body over the size a cassette keeps (decision 0007): its length and digest, never its bytes. */
+    z.strictObject({ omitted: z.strictObject({ bytes: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) }) }),
+  ],
+  { error: 'expected a body with exactly one of json, text, base64 or omitted' },
 );
 
 /** One SSE dispatch (event/data/id/retry) or one comment line, stamped on the timeline. */

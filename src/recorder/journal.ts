@@ -44,7 +44,7 @@ export type JournalEntry =
       failure?: Failure | undefined;
       end?: StreamEnd | undefined;
       error?: string | undefined;
-      bytes?: Buffer | undefined;
+      bytes?: Buffer | Body | undefined;
       encoding?: ContentEncoding | undefined;
     };
 
@@ -188,7 +188,7 @@ export class JournalWriter {
       }
       case 'end': {
         const { bytes, ...rest } = e;
-        const body = bytes && encodeBody(bytes);
+        const body = bytes && (Buffer.isBuffer(bytes) ? encodeBody(bytes) : bytes);
         const cleaned = one({
           request: blank,
           ...(body ? { response: { status: 200, headers: {}, body } } : {}),

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type RedactionConfig, writeCassetteAtomic } from '../cassette/index.js';
+import type { RedactionConfig } from '../cassette/index.js';
 import { journalPath } from './journal.js';
 import { startRecordingProxy } from './recording-proxy.js';
 
@@ -30,8 +30,7 @@ export async function recordToFile<T>(options: RecordToFileOptions, drive: (prox
   try {
     out = await drive(proxy.url);
   } finally {
-    const cassette = await proxy.close();
-    await writeCassetteAtomic(options.file, cassette, options.redact);
+    await proxy.save(options.file, options.redact);
     await proxy.discardJournal();
   }
   return out;

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { Writable } from 'node:stream';
 import { Agent, errors as undiciErrors, stream as undiciStream } from 'undici';
 import {
+  type Body,
   CASSETTE_VERSION,
   type Cassette,
   type CassetteMeta,
@@ -11,19 +12,22 @@ import {
   type Failure,
   type Interaction,
   type MachineFolders,
-  makePortable,
+  portableInteraction,
   type RedactionConfig,
   type SseItem,
   type SseStream,
+  writeCassetteStream,
 } from '../cassette/index.js';
 import { listen } from '../net/listen.js';
 import { type SseFrame, SseParser } from '../sse/index.js';
 import { TAPEDECK_VERSION } from '../version.js';
+import { BodyBuffer } from './body-buffer.js';
 import { ContentDecoder } from './content-decoder.js';
 import { endToEndHeaders, headerValue } from './headers.js';
 import { JournalWriter } from './journal.js';
 import { publicTarget, type TargetUrl } from './target.js';
 import { type Outcome, Timeline } from './timeline.js';
+import { type ResetWatch, watchUpstreamReset } from './upstream-resets.js';
 import { relayWebSocket } from './websocket-relay.js';
 
 export interface RecordingProxyOptions {
@@ -59,6 +63,13 @@ export interface RecordingProxy {
   cassette(): Cassette;
   /** Ends open streams as `proxy-closed`, stops listening and returns the final cassette; the journal stays until `discardJournal`. */
   close(): Promise<Cassette>;
+  /**
+   * Closes if still open, then writes the cassette atomically one interaction
+   * at a time (memory stays near what the recording holds); resolves to the number written.
+   */
+  save(file: string, redact?: RedactionConfig): Promise<number>;
+  /** How many interactions have been recorded so far. */
+  readonly recorded: number;
   /** Removes the journal once the cassette it stood in for is safely written. */
   discardJournal(): Promise<void>;
   /** The journal could not be written (a full disk, say): only the clean save will hold the recording. */
@@ -125,7 +136,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   });
   const active = new Map<Promise<void>, (reason: StopReason) => void>();
   // Bodies stay raw bytes while recording; choosing JSON, text or base64 waits for a snapshot.
-  const rawBodies = new WeakMap<object, Buffer>();
+  const rawBodies = new WeakMap<object, Buffer | Body>();
+  const stored = (raw: Buffer | Body | undefined) => (raw === undefined ? undefined : Buffer.isBuffer(raw) ? encodeBody(raw) : raw);
   let closing = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -181,9 +193,10 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     let stream: SseStream | undefined;
     let parser: SseParser | undefined;
     let decoder: ContentDecoder | undefined;
-    const chunks: Buffer[] = [];
-    const decoded: Buffer[] = [];
+    const chunks = new BodyBuffer();
+    const decoded = new BodyBuffer();
     const outcome: Outcome = {};
+    let resets: ResetWatch | undefined;
     const onContent = (content: Buffer, at: number, after: number) => {
       if (parser) for (const frame of parser.push(content)) timeline.event(interaction, toItem(frame, at, after));
       else decoded.push(content);
@@ -199,6 +212,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
           signal,
         },
         ({ statusCode, headers: rawHeaders }) => {
+          // A body that ends with the connection hides a reset as a clean end: watch its socket (kept-alive ones never end this way).
+          const closeDelimited = rawHeaders['content-length'] === undefined && !/chunked/i.test(String(rawHeaders['transfer-encoding'] ?? ''));
+          if (closeDelimited) resets = watchUpstreamReset();
           const headers = endToEndHeaders(rawHeaders);
           const isSse = (headerValue(headers, 'content-type') ?? '').toLowerCase().startsWith('text/event-stream');
           res.writeHead(statusCode, headers);
@@ -239,6 +255,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
           });
         },
       );
+      if (resets?.reset) throw Object.assign(new Error('the server reset the connection'), { code: 'ECONNRESET' });
       res.end();
     } catch (err) {
       const reason = stopReason();
@@ -251,7 +268,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         if (!reason) outcome.error = errorText(err);
       } else {
         // A body cut short keeps what arrived; the failure says which end cut it.
-        const got = chunks.reduce((n, c) => n + c.byteLength, 0);
+        const got = chunks.bytes;
         outcome.failure = !reason
           ? { code: failureCode(err), message: `${errorText(err)} (after ${got} bytes of the body)` }
           : reason === 'client'
@@ -267,12 +284,14 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     } finally {
       if (decoder) await decoder.end();
       if (stream && decoder?.error) outcome.error ??= `the ${decoder.encoding} content could not be decoded: ${decoder.error.message}`;
-      if (!stream && interaction.response && chunks.length > 0) {
+      if (!stream && interaction.response && chunks.bytes > 0) {
         // Decoded content when the coding was valid; otherwise the bytes exactly as they came.
         const content = decoder && !decoder.error;
-        const bytes = Buffer.concat(content ? decoded : chunks);
-        rawBodies.set(interaction.response, bytes);
-        outcome.bytes = bytes;
+        const bytes = (content ? decoded : chunks).take();
+        if (bytes) {
+          rawBodies.set(interaction.response, bytes);
+          outcome.bytes = bytes;
+        }
         if (content && decoder) outcome.encoding = decoder.encoding;
       }
       timeline.finish(interaction, outcome);
@@ -333,41 +352,58 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   }
   const { port, url } = bound;
 
-  // Placeholders go in here, where the data leaves this machine's hands, and only here (decision 0006).
-  const cassette = (): Cassette =>
-    makePortable(
-      {
-        version: CASSETTE_VERSION,
-        meta: structuredClone(meta),
-        interactions: timeline.interactions.map((i) => withBodies(structuredClone(i), i)),
-      },
-      options.folders,
-    );
+  const cassette = (): Cassette => ({
+    version: CASSETTE_VERSION,
+    meta: structuredClone(meta),
+    interactions: Array.from(finalInteractions(), (i) => structuredClone(i)),
+  });
 
-  function withBodies(copy: Interaction, original: Interaction): Interaction {
-    const requestBody = encodeBody(rawBodies.get(original.request) ?? Buffer.alloc(0));
-    if (requestBody) copy.request.body = requestBody;
-    const responseBody = original.response && encodeBody(rawBodies.get(original.response) ?? Buffer.alloc(0));
-    if (copy.response && responseBody) copy.response.body = responseBody;
-    return copy;
+  /**
+   * The recorded interactions one at a time, bodies encoded and placeholders
+   * in (here, where the data leaves this machine's hands, and only here:
+   * decision 0006), for a save that never holds them all twice.
+   */
+  function* finalInteractions(): Generator<Interaction> {
+    const portable = portableInteraction(options.folders);
+    for (const i of timeline.interactions) {
+      const requestBody = stored(rawBodies.get(i.request));
+      const responseBody = i.response && stored(rawBodies.get(i.response));
+      yield portable({
+        ...i,
+        request: requestBody ? { ...i.request, body: requestBody } : i.request,
+        ...(i.response ? { response: responseBody ? { ...i.response, body: responseBody } : i.response } : {}),
+      });
+    }
   }
+
+  let stopped: Promise<void> | undefined;
+  /** Ends open exchanges, stops listening and flushes the journal, once. */
+  const stop = () =>
+    (stopped ??= (async () => {
+      closing = true;
+      server.close();
+      for (const end of active.values()) end('proxy');
+      for (const end of [...sockets]) end();
+      await Promise.allSettled([...active.keys()]);
+      server.closeAllConnections();
+      await agent.close();
+      await journal?.close();
+    })());
 
   return {
     url,
     port,
     cassette,
     async close() {
-      if (!closing) {
-        closing = true;
-        server.close();
-        for (const stop of active.values()) stop('proxy');
-        for (const stop of [...sockets]) stop();
-        await Promise.allSettled([...active.keys()]);
-        server.closeAllConnections();
-        await agent.close();
-        await journal?.close();
-      }
+      await stop();
       return cassette();
+    },
+    async save(file, redact) {
+      await stop();
+      return writeCassetteStream(file, meta, finalInteractions, redact);
+    },
+    get recorded() {
+      return timeline.interactions.length;
     },
     async discardJournal() {
       await journal?.discard();

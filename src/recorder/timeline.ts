@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { ContentEncoding, Failure, Interaction, SseItem, StreamEnd, WsFrame } from '../cassette/index.js';
+import type { Body, ContentEncoding, Failure, Interaction, SseItem, StreamEnd, WsFrame } from '../cassette/index.js';
 import type { JournalEntry } from './journal.js';
 
 /** How an exchange ended, as `Timeline.finish` records it. */
@@ -7,7 +7,8 @@ export interface Outcome {
   failure?: Failure;
   end?: StreamEnd;
   error?: string;
-  bytes?: Buffer;
+  /** The body's bytes, or the mark of one too big to keep. */
+  bytes?: Buffer | Body;
   encoding?: ContentEncoding;
 }
 

@@ -333,7 +333,9 @@ export class ReplayEngine {
     const stream = i.response.stream;
     if (!stream) {
       const delayMs = this.timing.kind === 'instant' ? 0 : this.timing.factor * ((i.timing.end ?? i.timing.start) - i.timing.start);
-      const end: BodyEnd = !i.failure ? 'complete' : i.failure.code === 'client_closed' ? 'client-closed' : 'broken';
+      // A body too big to keep has no bytes to give: the status and headers, then the break, as if cut short.
+      const omitted = i.response.body !== undefined && 'omitted' in i.response.body;
+      const end: BodyEnd = omitted ? 'broken' : !i.failure ? 'complete' : i.failure.code === 'client_closed' ? 'client-closed' : 'broken';
       return { kind: 'response', entry: info, status: i.response.status, headers, body, delayMs, end };
     }
     const servedAt = performance.now();

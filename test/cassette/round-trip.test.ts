@@ -12,6 +12,7 @@ import {
   redactCassette,
   serializeCassette,
   writeCassetteAtomic,
+  writeCassetteStream,
 } from '../../src/cassette/index.js';
 import { cassetteArb } from './arbitraries.js';
 
@@ -72,6 +73,19 @@ describe('cassette save and load', () => {
     expect(encodeBody(Buffer.from('héllo'))).toEqual({ text: 'héllo' });
     expect(encodeBody(Buffer.from([0xff, 0x00, 0x10]))).toEqual({ base64: '/wAQ' });
     expect(encodeBody(Buffer.alloc(0))).toBeUndefined();
+  });
+
+  it('a streamed save writes the very bytes of a whole save, one interaction at a time', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-stream-save-'));
+    await fc.assert(
+      fc.asyncProperty(cassetteArb, async (cassette) => {
+        const file = join(dir, 'c.yaml');
+        const count = await writeCassetteStream(file, cassette.meta, () => cassette.interactions);
+        expect(count).toBe(cassette.interactions.length);
+        expect(await readFile(file, 'utf8')).toBe(serializeCassette(cassette));
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('writes through a temp file and leaves no temp behind', async () => {

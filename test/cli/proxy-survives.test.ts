@@ -354,3 +354,42 @@ describe('one bad exchange never costs the others', () => {
     expect(cassette.interactions[0]?.request.headers.expect).toBeUndefined();
   });
 });
+
+describe('a body too big for a cassette', () => {
+  it('keeps a 400 MB download as its size and digest, the client getting every byte, and the other exchanges intact', async () => {
+    const MB = 1024 * 1024;
+    const block = Buffer.alloc(MB, 'z');
+    const server = await startServer(async (req, res) => {
+      if (req.url === '/small') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"small":true}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(400 * MB) });
+      for (let k = 0; k < 400; k++) if (!res.write(block)) await once(res, 'drain');
+      res.end();
+    });
+    cleanups.push(() => server.close());
+    const file = join(await tempDir(), 'big.yaml');
+    const proxy = track(await startBench(['proxy', '--target', server.url, '--port', '0', '--cassette', file]));
+    await fetch(`${proxy.url}/small`);
+    const reader = ((await fetch(`${proxy.url}/big`)).body as ReadableStream<Uint8Array>).getReader();
+    let got = 0;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      got += value.byteLength;
+    }
+    expect(got).toBe(400 * MB);
+    await fetch(`${proxy.url}/small`);
+    proxy.child.kill('SIGTERM');
+    expect(await proxy.exit()).toBe(0);
+    const cassette = await loadCassette(file);
+    expect(cassette.interactions.map((i) => i.request.path)).toEqual(['/small', '/big', '/small']);
+    const { createHash } = await import('node:crypto');
+    const digest = createHash('sha256');
+    for (let k = 0; k < 400; k++) digest.update(block);
+    expect(cassette.interactions[1]?.response?.body).toEqual({ omitted: { bytes: 400 * MB, sha256: digest.digest('hex') } });
+    expect(cassette.interactions[2]?.response?.body).toEqual({ json: { small: true } });
+  }, 120_000);
+});

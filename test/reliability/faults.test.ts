@@ -1,8 +1,10 @@
+import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { setupServer } from 'msw/node';
 import { fetch as undiciFetch } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Cassette, parseCassette, serializeCassette } from '../../src/cassette/index.js';
+import { type Cassette, decodeBody, parseCassette, serializeCassette } from '../../src/cassette/index.js';
 import { type RecordingProxy, startRecordingProxy } from '../../src/recorder/index.js';
 import { cassetteDispatcher, cassetteHandlers, startReplayServer } from '../../src/replayer/index.js';
 import { parseSseText } from '../../src/sse/index.js';
@@ -198,7 +200,7 @@ describe('faults while recording', () => {
     const cassette = await proxy.close();
     const download = cassette.interactions[0];
     expect(download?.failure?.code).toBe('client_closed');
-    const kept = Buffer.from((download?.response?.body as { base64: string }).base64, 'base64').byteLength;
+    const kept = decodeBody(download?.response?.body).byteLength;
     expect(kept).toBeGreaterThanOrEqual(got);
     expect(kept).toBeLessThan(200 * 1024);
     // Replayed, the same bytes come and then nothing more, as for the recorded client.
@@ -210,5 +212,35 @@ describe('faults while recording', () => {
     const next = await Promise.race([r.read().then(() => 'more'), sleep(300).then(() => 'open')]);
     expect(next).toBe('open');
     await r.cancel();
+  });
+
+  it('a reset on a response that ends with its connection (no length, no chunking) is a break, not a clean end, live and replayed', async () => {
+    // Written by hand: node:http would add chunking. The server then resets (RST), as a crashing upstream does.
+    const raw = createTcpServer((socket) => {
+      socket.once('data', (request) => {
+        const sse = request.toString().startsWith('GET /sse');
+        socket.write(
+          `HTTP/1.1 200 OK\r\ncontent-type: ${sse ? 'text/event-stream' : 'text/plain'}\r\nconnection: close\r\n\r\n${sse ? 'event: a\ndata: 1\n\n' : 'partial text'}`,
+        );
+        setTimeout(() => socket.resetAndDestroy(), 50);
+      });
+    });
+    raw.listen(0, '127.0.0.1');
+    await once(raw, 'listening');
+    cleanups.push(async () => raw.close());
+    const proxy = await startRecordingProxy({ target: `http://127.0.0.1:${(raw.address() as AddressInfo).port}`, log: () => {} });
+    cleanups.push(() => proxy.close());
+    const sse = await readAll(await fetch(`${proxy.url}/sse`));
+    expect(sse.text).toBe('event: a\ndata: 1\n\n');
+    expect(sse.error).toBeInstanceOf(TypeError);
+    const body = await readAll(await fetch(`${proxy.url}/body`));
+    expect(body.text).toBe('partial text');
+    expect(body.error).toBeInstanceOf(TypeError);
+    const cassette = await proxy.close();
+    expect(cassette.interactions[0]?.response?.stream).toMatchObject({ end: 'broken', events: [{ event: 'a', data: '1' }] });
+    expect(cassette.interactions[1]?.failure?.code).toBe('upstream_reset');
+    const replay = await replayOf(cassette);
+    expect(await readAll(await fetch(`${replay.url}/sse`))).toMatchObject({ text: sse.text, error: expect.any(TypeError) });
+    expect(await readAll(await fetch(`${replay.url}/body`))).toMatchObject({ text: body.text, error: expect.any(TypeError) });
   });
 });

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { writeCassetteAtomic } from '../../cassette/index.js';
 import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
 import { checkCassetteTarget, journalPath, startRecordingProxy } from '../../recorder/index.js';
@@ -69,22 +68,23 @@ Example:
         const cause = await stopped;
         say(`${cause}: closing open streams`);
         saving = true;
-        const cassette = await proxy.close();
-        if (cassette.interactions.length === 0 && existing) {
+        if (proxy.recorded === 0 && existing) {
+          await proxy.close();
           await proxy.discardJournal();
           say(`recorded nothing; ${flags.cassette} is left as it was`);
           return 0;
         }
         say(`saving cassette ${flags.cassette}`);
+        let written: number;
         try {
-          await writeCassetteAtomic(flags.cassette, cassette, redact);
+          written = await proxy.save(flags.cassette, redact);
         } catch (err) {
           throw new UsageError(
             `${(err as Error).message}; the recording is kept in ${journal}: \`bench recover ${flags.cassette}\` saves it`,
           );
         }
         await proxy.discardJournal();
-        say(`wrote ${flags.cassette} (${cassette.interactions.length} interactions)`);
+        say(`wrote ${flags.cassette} (${written} interactions)`);
         return 0;
       }),
     );
