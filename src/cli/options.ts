@@ -9,6 +9,17 @@ export function parsePort(value: string): number {
   return n;
 }
 
+/** Parses `--on-miss`: an HTTP status from 400 to 599. */
+export function parseMissStatus(value: string): number {
+  const n = Number(value);
+  if (!/^\d{3}$/.test(value) || n < 400 || n > 599) {
+    throw new UsageError(
+      `--on-miss ${JSON.stringify(value)} is not an error status; use one from 400 to 599 (default 400, which clients do not retry)`,
+    );
+  }
+  return n;
+}
+
 /** Parses repeated `--label key=value` flags into a record. */
 export function parseLabel(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const eq = value.indexOf('=');

@@ -213,7 +213,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         },
         ({ statusCode, headers: rawHeaders }) => {
           // A body that ends with the connection hides a reset as a clean end: watch its socket (kept-alive ones never end this way).
-          const closeDelimited = rawHeaders['content-length'] === undefined && !/chunked/i.test(String(rawHeaders['transfer-encoding'] ?? ''));
+          const closeDelimited =
+            rawHeaders['content-length'] === undefined && !/chunked/i.test(String(rawHeaders['transfer-encoding'] ?? ''));
           if (closeDelimited) resets = watchUpstreamReset();
           const headers = endToEndHeaders(rawHeaders);
           const isSse = (headerValue(headers, 'content-type') ?? '').toLowerCase().startsWith('text/event-stream');

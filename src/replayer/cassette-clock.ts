@@ -72,12 +72,21 @@ export class CassetteClock {
   waitReached(seq: number, signal?: AbortSignal, keys: readonly string[] = []): Promise<void> {
     if (this.reached(seq, keys)) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const waiter = { seq, keys, resolve };
-      this.waiters.push(waiter);
-      signal?.addEventListener('abort', () => {
+      // The abort listener goes once the wait is over: a stream waits many times on one signal.
+      const onAbort = () => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(signal.reason);
-      });
+        reject(signal?.reason);
+      };
+      const waiter = {
+        seq,
+        keys,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+      };
+      this.waiters.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 }

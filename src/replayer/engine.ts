@@ -40,6 +40,8 @@ export interface ReplayOptions extends MatchOptions {
   mode?: 'strict' | 'lenient';
   /** instant (default), realtime, or scaled:<factor>. */
   timing?: TimingMode | string;
+  /** The HTTP status of a strict miss from the replay server (default 400: not retried by common clients). */
+  onMiss?: number;
   /** After the last recorded answer of a repeated request: repeat it (default) or fail. */
   onExhausted?: 'repeat' | 'error';
   /** The client's own workspace, home and temp folders, put back where the cassette has placeholders. */
@@ -99,7 +101,24 @@ export type ReplayAnswer =
     }
   | { kind: 'failure'; entry: EntryInfo; status: 502; body: Buffer }
   | { kind: 'websocket'; entry: EntryInfo; status: 101; session: WsReplaySession }
-  | { kind: 'unmatched'; error: UnmatchedRequestError; status: 404 | 500; body: Buffer };
+  | {
+      kind: 'unmatched';
+      error: UnmatchedRequestError;
+      /** Strict: the client under test must fail (in-process doors throw or fail the fetch). */
+      strict: boolean;
+      status: number;
+      body: Buffer;
+    };
+
+/**
+ * What a strict miss answers over HTTP: a 4xx that no common client retries
+ * (the openai SDK retries 408, 409, 429 and 5xx; undici's RetryAgent 429 and
+ * 500-504; httpx nothing), so a miss is one line in the log, not three.
+ */
+export const STRICT_MISS_STATUS = 400;
+
+/** How many unmatched requests an engine keeps for its report (the count goes on). */
+export const MISSES_KEPT = 100;
 
 /** How a recorded plain body ended. */
 export type BodyEnd = 'complete' | 'broken' | 'client-closed';
@@ -121,14 +140,19 @@ function utf8(bytes: Uint8Array): string | undefined {
   }
 }
 
+/** Waits `ms`, or rejects when `signal` aborts; the abort listener goes when the wait ends, so none pile up on a long stream. */
 const sleep = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (ms <= 0) return resolve();
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    const onAbort = () => {
       clearTimeout(t);
       reject(signal.reason);
-    });
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 
 /**
@@ -140,6 +164,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export class ReplayEngine {
   private readonly groups = new Map<string, Entry[]>();
   private readonly cursors = new Map<string, number>();
+  /** When this client first got each polled group's first answer (timed replay of polls in order). */
+  private readonly pollStarts = new Map<string, number>();
   private readonly entries: Entry[] = [];
   /** The latest cassette of the set the client has entered. */
   private current = 0;
@@ -150,6 +176,8 @@ export class ReplayEngine {
   readonly mode: 'strict' | 'lenient';
   /** Every unmatched request so far, for front doors that report at the end. */
   readonly misses: UnmatchedRequestError[] = [];
+  /** How many requests and frames matched nothing, all told; `misses` keeps only the latest `MISSES_KEPT`. */
+  missCount = 0;
 
   constructor(
     cassettes: readonly NamedCassette[],
@@ -173,6 +201,13 @@ export class ReplayEngine {
         else this.groups.set(key, [entry]);
       }
     }
+  }
+
+  /** Counts a miss and keeps it among the latest few: a client that misses forever must not grow memory forever. */
+  recordMiss(error: UnmatchedRequestError): void {
+    this.missCount += 1;
+    this.misses.push(error);
+    if (this.misses.length > MISSES_KEPT) this.misses.shift();
   }
 
   /** Chooses the recorded answer for a request and marks it served; a recorded WebSocket session answers 426. */
@@ -209,7 +244,8 @@ export class ReplayEngine {
     const cursor = this.cursors.get(key) ?? -1;
     let next = -1;
     let advances = true;
-    if (isMutating(group[0]?.interaction.request.method ?? 'GET')) {
+    // A WebSocket session is a conversation of its own: each new connection takes the next one, as a write takes its answer.
+    if (isMutating(group[0]?.interaction.request.method ?? 'GET') || group[0]?.interaction.response?.websocket) {
       next = cursor + 1 < group.length ? cursor + 1 : -1;
     } else {
       for (let i = group.length - 1; i > cursor; i--) {
@@ -218,6 +254,8 @@ export class ReplayEngine {
           break;
         }
       }
+      // Nothing state-changing before even the latest due answer: a poll from the start, replayed in order.
+      if (next !== -1 && (group[next] as Entry).anchor === 0) next = this.nextPoll(key, group, cursor);
       if (next === -1 && cursor === -1) {
         next = 0;
         advances = false;
@@ -229,6 +267,32 @@ export class ReplayEngine {
     }
     this.cursors.set(key, next);
     return { entry: group[next] as Entry, advances };
+  }
+
+  /**
+   * Identical reads with no state change recorded before them (a poll from
+   * the start) replay in recorded order (decision 0002): instant, the next
+   * one each time; timed, the latest whose recorded distance from the
+   * group's first answer has passed since this client got that first answer.
+   * -1 when none is newly due (the last one then repeats).
+   */
+  private nextPoll(key: string, group: Entry[], cursor: number): number {
+    if (this.timing.kind === 'instant') return cursor + 1;
+    const now = performance.now();
+    const first = group[0] as Entry;
+    let started = this.pollStarts.get(key);
+    if (started === undefined) {
+      started = now;
+      this.pollStarts.set(key, now);
+    }
+    const elapsed = now - started;
+    let next = cursor === -1 ? 0 : -1;
+    for (let i = Math.max(cursor + 1, 1); i < group.length; i++) {
+      const e = group[i] as Entry;
+      if (e.anchor !== 0 || this.timing.factor * (e.interaction.timing.start - first.interaction.timing.start) > elapsed) break;
+      next = i;
+    }
+    return next;
   }
 
   /** The request with its secrets replaced as the recorder would have: recorded placeholders then match. */
@@ -261,7 +325,7 @@ export class ReplayEngine {
         differs,
       }));
     const error = new UnmatchedRequestError(req.method.toUpperCase(), req.path, nearest);
-    this.misses.push(error);
+    this.recordMiss(error);
     const strict = this.mode === 'strict';
     const body = Buffer.from(
       JSON.stringify({
@@ -272,7 +336,7 @@ export class ReplayEngine {
         },
       }),
     );
-    return { kind: 'unmatched', error, status: strict ? 500 : 404, body };
+    return { kind: 'unmatched', error, strict, status: strict ? (this.options.onMiss ?? STRICT_MISS_STATUS) : 404, body };
   }
 
   private headersOf(i: Interaction): [string, string][] {

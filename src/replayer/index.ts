@@ -1,4 +1,12 @@
-export { type EntryInfo, type NamedCassette, type ReplayAnswer, ReplayEngine, type ReplayOptions } from './engine.js';
+export {
+  type EntryInfo,
+  MISSES_KEPT,
+  type NamedCassette,
+  type ReplayAnswer,
+  ReplayEngine,
+  type ReplayOptions,
+  STRICT_MISS_STATUS,
+} from './engine.js';
 export { type NearMiss, UnmatchedRequestError } from './errors.js';
 export { loadCassetteSet } from './load-set.js';
 export type { MatchOptions, ReplayRequest } from './match-request.js';

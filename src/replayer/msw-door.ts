@@ -4,7 +4,7 @@ import { cassetteWebSocketHandler } from './msw-ws-door.js';
 
 /** What the MSW handler answers with: a Fetch Response, streams included. */
 function toResponse(answer: HttpAnswer): Response {
-  if (answer.kind === 'unmatched' && answer.status === 500) {
+  if (answer.kind === 'unmatched' && answer.strict) {
     // Strict: the request itself fails, so the client under test sees an error.
     return HttpResponse.error();
   }

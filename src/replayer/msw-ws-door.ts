@@ -41,7 +41,7 @@ export function cassetteWebSocketHandler(engine: ReplayEngine) {
         const { bytes, binary } = await bytesOf(event.data);
         const miss = session.receive(bytes, binary);
         if (!miss) return;
-        engine.misses.push(miss);
+        engine.recordMiss(miss);
         if (engine.mode === 'strict') client.close(CLOSE_UNMATCHED_FRAME.code, CLOSE_UNMATCHED_FRAME.reason);
       });
     });

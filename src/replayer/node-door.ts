@@ -108,7 +108,7 @@ export function serveNodeUpgrade(
     ws.on('message', (data: RawData, binary: boolean) => {
       const miss = session.receive(wireBytes(data), binary);
       if (!miss) return;
-      engine.misses.push(miss);
+      engine.recordMiss(miss);
       log?.(miss.message);
       if (engine.mode === 'strict') ws.close(1008, 'tapedeck_unmatched_frame');
     });

@@ -92,7 +92,7 @@ export class CassetteDispatcher extends Dispatcher {
 
   /** Plain answers complete synchronously; delayed answers and streams return a promise. */
   private deliver(answer: HttpAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> | undefined {
-    if (answer.kind === 'unmatched' && answer.status === 500) throw answer.error;
+    if (answer.kind === 'unmatched' && answer.strict) throw answer.error;
     if (answer.kind === 'stream') return this.deliverStream(answer, h, signal);
     if (answer.kind === 'response' && answer.delayMs > 0) {
       return new Promise<void>((r) => setTimeout(r, answer.delayMs)).then(() => this.deliverPlain(answer, h));

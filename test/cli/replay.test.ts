@@ -13,7 +13,7 @@ describe('bench replay', () => {
     const health = await fetch(`${replay.url}/health`);
     expect(await health.json()).toEqual({ status: 'ok' });
     const miss = await fetch(`${replay.url}/nowhere`);
-    expect(miss.status).toBe(500);
+    expect(miss.status).toBe(400); // not 5xx: common clients do not retry it
     expect(((await miss.json()) as { error: { code: string } }).error.code).toBe('tapedeck_unmatched_request');
     await replay.waitForStderr('no recorded interaction matches GET /nowhere');
     replay.child.kill('SIGTERM');

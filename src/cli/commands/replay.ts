@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { type ReplayCheckRow, replayCheck } from '../../probes/index.js';
 import { loadCassetteSet, startReplayServer } from '../../replayer/index.js';
-import { parsePort } from '../options.js';
+import { parseMissStatus, parsePort } from '../options.js';
 import { runCommand } from '../run-command.js';
 import { whenStopped } from '../stop-signal.js';
 
@@ -14,6 +14,7 @@ interface ReplayFlags {
   strict?: boolean;
   lenient?: boolean;
   quiet?: boolean;
+  onMiss?: number;
 }
 
 export function registerReplay(program: Command): void {
@@ -27,7 +28,12 @@ export function registerReplay(program: Command): void {
     .option('--port <n>', 'port to listen on; 0 picks a free one', parsePort, 0)
     .option('--host <address>', 'address to bind', '127.0.0.1')
     .option('--timing <mode>', 'instant (no waits, order kept), realtime, or scaled:<factor>', 'instant')
-    .option('--strict', 'an unmatched request answers 500 with code tapedeck_unmatched_request (the default)')
+    .option('--strict', 'an unmatched request answers 400 with code tapedeck_unmatched_request and the nearest recordings (the default)')
+    .option(
+      '--on-miss <status>',
+      'the status of a strict miss instead of 400 (400 is not retried by the openai SDK, undici or httpx; 5xx is)',
+      parseMissStatus,
+    )
     .option('--lenient', 'an unmatched request is logged and answered 404 with code tapedeck_no_recording')
     .option('--quiet', 'no log line per request')
     .addHelpText(
@@ -52,6 +58,7 @@ Example:
           host: flags.host,
           timing: flags.timing,
           mode: flags.lenient ? 'lenient' : 'strict',
+          ...(flags.onMiss ? { onMiss: flags.onMiss } : {}),
           ...(flags.quiet ? {} : { log: (line: string) => process.stderr.write(`bench replay: ${line}\n`) }),
         });
         process.stdout.write(`listening on ${server.url}\n`);
@@ -59,7 +66,7 @@ Example:
         await server.close();
         const unused = server.engine.unused();
         if (unused.length > 0) process.stderr.write(`bench replay: ${unused.length} recorded interactions were never requested\n`);
-        return server.engine.misses.length > 0 && server.engine.mode === 'strict' ? 1 : 0;
+        return server.engine.missCount > 0 && server.engine.mode === 'strict' ? 1 : 0;
       }),
     );
 
