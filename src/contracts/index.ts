@@ -27,6 +27,7 @@ export { eventType, frameType, itemType, streamsOf, type TurnStart } from './str
 export {
   type CheckedCassette,
   checkEvents,
+  choosePacks,
   type VerifyReport,
   type Violation,
   type ViolationCode,

@@ -33,4 +33,9 @@ export interface Pack {
    * timing, so drift leaves them out, as it does `ignoreEventTypes`.
    */
   noise?: string[];
+  /**
+   * A profile of another pack's protocol (one server's dialect, one harness's
+   * ordering): never chosen for a cassette by its traffic alone, only by name.
+   */
+  profile?: boolean;
 }

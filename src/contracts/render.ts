@@ -21,6 +21,8 @@ export function renderText(report: VerifyReport, colour = false): string {
   const rules = new Set(report.cassettes.flatMap((x) => x.rules.map((r) => `${r.pack} ${r.rule}`))).size;
   const unchecked = report.cassettes.filter((x) => x.packs.length === 0).length;
   const lines = report.violations.map((v) => renderViolation(v, colour));
+  for (const x of report.cassettes)
+    for (const pick of x.chosen ?? []) lines.push(`${x.cassette}: names no pack; checked with ${pick.pack} (${pick.why})`);
   const verdict = report.violations.length === 0 ? c.green('no violations') : c.red(`${report.violations.length} violations`);
   lines.push(
     `checked ${report.cassettes.length} cassettes, ${streams} streams, ${events} events against ${rules} rules: ${verdict}${unchecked ? ` (${unchecked} cassettes name no pack; use --pack)` : ''}`,

@@ -59,50 +59,65 @@ export type RuleKind = Rule['kind'];
 type Meta = { name: string; description: string; source: string; scope?: 'stream' | 'turn' };
 const withScope = <T extends Meta>(m: T) => ({ ...m, scope: m.scope ?? 'turn' });
 
+/** The name, description and source a rule gets when its maker passes none: `precedes(a, b)` reads as written. */
+const unnamed = (kind: string, ...parts: unknown[]): Meta => {
+  const args = parts.map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join(', ');
+  const slug = `${kind}-${args}`
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return { name: slug, description: `${kind}(${args})`, source: 'unnamed rule' };
+};
+
 /** Metadata for stream-scoped rules that share one reference: `const m = streamMeta('ref §4'); precedes(a, b, m(name, description, 'OC1'))`. */
 export const streamMeta =
   (ref: string) =>
   (name: string, description: string, source: string): Meta => ({ name, description, source: `${ref} ${source}`, scope: 'stream' });
 
 /** Every `later` event has an `earlier` one before it. */
-export const precedes = (earlier: string, later: string, m: Meta): Rule => ({ kind: 'precedes', ...withScope(m), earlier, later });
+export const precedes = (earlier: string, later: string, m: Meta = unnamed('precedes', earlier, later)): Rule => ({
+  kind: 'precedes',
+  ...withScope(m),
+  earlier,
+  later,
+});
 /** `follows(b, a)` is `precedes(a, b)`: every b comes after some a. */
-export const follows = (later: string, earlier: string, m: Meta): Rule => precedes(earlier, later, m);
-export const exactlyOne = (of: string[], m: Meta): Rule => ({ kind: 'exactlyOne', ...withScope(m), of });
-export const atMostOne = (of: string, m: Meta): Rule => ({ kind: 'atMostOne', ...withScope(m), of });
+export const follows = (later: string, earlier: string, m: Meta = unnamed('follows', later, earlier)): Rule => precedes(earlier, later, m);
+export const exactlyOne = (of: string[], m: Meta = unnamed('exactlyOne', of)): Rule => ({ kind: 'exactlyOne', ...withScope(m), of });
+export const atMostOne = (of: string, m: Meta = unnamed('atMostOne', of)): Rule => ({ kind: 'atMostOne', ...withScope(m), of });
 /** One terminal event per scope, and only the listed trailers after it. */
-export const terminal = (of: string[], opts: { trailers: string[] }, m: Meta): Rule => ({
+export const terminal = (of: string[], opts: { trailers: string[] }, m: Meta = unnamed('terminal', of, opts)): Rule => ({
   kind: 'terminal',
   ...withScope(m),
   of,
   trailers: opts.trailers,
 });
 /** Every `start` has exactly one later `end` with the same `key` value (a dot path). */
-export const pairedBy = (start: string, end: string[], key: string, m: Meta): Rule => ({
+export const pairedBy = (start: string, end: string[], key: string, m: Meta = unnamed('pairedBy', start, end, key)): Rule => ({
   kind: 'pairedBy',
   ...withScope(m),
   start,
   end,
   key,
 });
-export const never = (event: string, opts: { after: string }, m: Meta): Rule => ({
+export const never = (event: string, opts: { after: string }, m: Meta = unnamed('never', event, opts)): Rule => ({
   kind: 'never',
   ...withScope(m),
   event,
   after: opts.after,
 });
-export const eventually = (event: string, opts: { after: string }, m: Meta): Rule => ({
+export const eventually = (event: string, opts: { after: string }, m: Meta = unnamed('eventually', event, opts)): Rule => ({
   kind: 'eventually',
   ...withScope(m),
   event,
   after: opts.after,
 });
-export const firstEvent = (event: string, m: Meta): Rule => ({
+export const firstEvent = (event: string, m: Meta = unnamed('firstEvent', event)): Rule => ({
   kind: 'firstEvent',
   ...withScope({ ...m, scope: m.scope ?? 'stream' }),
   event,
 });
-export const framing = (forbid: ('id' | 'retry' | 'comment')[], m: Meta): Rule => ({
+export const framing = (forbid: ('id' | 'retry' | 'comment')[], m: Meta = unnamed('framing', forbid)): Rule => ({
   kind: 'framing',
   ...withScope({ ...m, scope: m.scope ?? 'stream' }),
   forbid,
@@ -112,7 +127,11 @@ export const framing = (forbid: ('id' | 'retry' | 'comment')[], m: Meta): Rule =
  * The number at `field` strictly increases over the events that carry one
  * (by exactly `step` when given), starting at `start` when given.
  */
-export const sequence = (field: string, opts: { start?: number; step?: number }, m: Meta): Rule => ({
+export const sequence = (
+  field: string,
+  opts: { start?: number; step?: number } = {},
+  m: Meta = unnamed('sequence', field, opts),
+): Rule => ({
   kind: 'sequence',
   ...withScope({ ...m, scope: m.scope ?? 'stream' }),
   field,
@@ -125,7 +144,11 @@ export const sequence = (field: string, opts: { start?: number; step?: number },
  * pending, running, then completed or error, however often each repeats.
  * `key` may list paths as `a|b`: the first one an event has.
  */
-export const progression = (event: string, opts: { key: string; field: string; stages: string[][] }, m: Meta): Rule => ({
+export const progression = (
+  event: string,
+  opts: { key: string; field: string; stages: string[][] },
+  m: Meta = unnamed('progression', event, opts),
+): Rule => ({
   kind: 'progression',
   ...withScope({ ...m, scope: m.scope ?? 'stream' }),
   event,
@@ -140,7 +163,7 @@ export const progression = (event: string, opts: { key: string; field: string; s
 export const assembles = (
   delta: { event: string; key: string; field: string },
   whole: { event: string; key: string; field: string },
-  m: Meta,
+  m: Meta = unnamed('assembles', delta, whole),
 ): Rule => ({
   kind: 'assembles',
   ...withScope({ ...m, scope: m.scope ?? 'stream' }),

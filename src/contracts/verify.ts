@@ -4,9 +4,9 @@ import { UsageError } from '../errors.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { checkRule } from './check-rules.js';
 import type { Pack } from './pack.js';
-import { findPack } from './packs/index.js';
+import { BUILT_IN_PACKS, findPack } from './packs/index.js';
 import type { CheckedEvent } from './selectors.js';
-import { streamsOf } from './stream-events.js';
+import { type StreamUnderCheck, streamsOf } from './stream-events.js';
 
 export type ViolationCode = 'rule_broken' | 'payload_invalid' | 'unknown_event';
 
@@ -28,6 +28,8 @@ export interface Violation {
 export interface CheckedCassette {
   cassette: string;
   packs: string[];
+  /** Packs chosen by the cassette's traffic (it named none), each with why. */
+  chosen?: { pack: string; why: string }[];
   streams: number;
   events: number;
   /** Every (pack, rule) checked on this cassette, with its violations: one JUnit testcase each. */
@@ -113,15 +115,75 @@ export function checkEvents(
   return results;
 }
 
-/** Checks every stream of a cassette against its packs (`meta.packs`, or `packs` when given). */
+/** Which event types of a stream a pack knows a payload schema for. */
+function vocabularyFit(pack: Pack, stream: StreamUnderCheck): { known: number; types: number } {
+  const types = new Set(stream.events.map((e) => e.type).filter((t) => t !== ':comment' && t !== ':close'));
+  let known = 0;
+  for (const t of types) if (pack.payloads[t]) known++;
+  return { known, types: types.size };
+}
+
+const onRoute = (pack: Pack, path: string) => !pack.routes || pack.routes.some((r) => r.test(path.split('?')[0] ?? ''));
+
+/**
+ * The packs for a cassette that names none (a plain `bench proxy` recording):
+ * for each stream, the built-in packs whose route it is on and whose payload
+ * schemas know most of its event types (at least half, and two; for an
+ * open vocabulary, at least three); profiles
+ * of another pack's protocol are never guessed. Per stream seq.
+ */
+export function choosePacks(cassette: Cassette): { bySeq: Map<number, Pack[]>; chosen: { pack: string; why: string }[] } {
+  const bySeq = new Map<number, Pack[]>();
+  const why = new Map<string, string>();
+  for (const stream of streamsOf(cassette, [])) {
+    let best: { pack: Pack; known: number; types: number }[] = [];
+    for (const pack of BUILT_IN_PACKS) {
+      if (pack.profile || !onRoute(pack, stream.interaction.request.path)) continue;
+      const fit = vocabularyFit(pack, stream);
+      // An open vocabulary describes part of a larger protocol: a few of its types are its fingerprint.
+      if (fit.known < (pack.openVocabulary ? 3 : 2) || (!pack.openVocabulary && fit.known * 2 < fit.types)) continue;
+      const score = pack.openVocabulary ? fit.known / Math.max(fit.known, Object.keys(pack.payloads).length) : fit.known / fit.types;
+      const top = best[0] ? best[0].known / best[0].types : 0;
+      if (score > top) best = [{ pack, ...fit }];
+      else if (score === top) best.push({ pack, ...fit });
+    }
+    if (best.length === 0) continue;
+    bySeq.set(
+      stream.interaction.seq,
+      best.map((b) => b.pack),
+    );
+    for (const b of best)
+      if (!why.has(b.pack.name))
+        why.set(
+          b.pack.name,
+          `${b.known} of ${b.types} event types of ${stream.interaction.request.path.split('?')[0]} known${b.pack.routes ? ', on its route' : ''}`,
+        );
+  }
+  return { bySeq, chosen: [...why].map(([pack, reason]) => ({ pack, why: reason })) };
+}
+
+/**
+ * Checks every stream of a cassette against its packs: `packs` when given,
+ * else `meta.packs`, else the packs its traffic fits (`choosePacks`).
+ */
 export function verifyCassette(cassette: Cassette, name: string, packNames?: readonly string[]): CheckedCassette {
-  const packs = (packNames ?? cassette.meta.packs ?? []).map(findPack);
-  const checked: CheckedCassette = { cassette: name, packs: packs.map((p) => p.name), streams: 0, events: 0, rules: [] };
+  const named = packNames ?? cassette.meta.packs;
+  const auto = named === undefined || named.length === 0 ? choosePacks(cassette) : undefined;
+  const packs = auto ? BUILT_IN_PACKS.filter((p) => auto.chosen.some((c) => c.pack === p.name)) : (named ?? []).map(findPack);
+  const checked: CheckedCassette = {
+    cassette: name,
+    packs: packs.map((p) => p.name),
+    ...(auto ? { chosen: auto.chosen } : {}),
+    streams: 0,
+    events: 0,
+    rules: [],
+  };
   const byRule = new Map<string, { pack: string; rule: string; violations: Violation[] }>();
   for (const pack of packs) {
-    const routes = pack.routes;
-    const mine = (path: string) => !routes || routes.some((r) => r.test(path.split('?')[0] ?? ''));
-    for (const stream of streamsOf(cassette, pack.turnStarts).filter((s) => mine(s.interaction.request.path))) {
+    // A chosen pack checks only the streams it was chosen for.
+    const mine = (s: StreamUnderCheck) =>
+      auto ? (auto.bySeq.get(s.interaction.seq) ?? []).includes(pack) : onRoute(pack, s.interaction.request.path);
+    for (const stream of streamsOf(cassette, pack.turnStarts).filter(mine)) {
       for (const r of checkEvents(stream.events, pack, {
         cassette: name,
         interaction: stream.interaction.seq,
@@ -143,12 +205,23 @@ export function verifyCassette(cassette: Cassette, name: string, packNames?: rea
   return checked;
 }
 
-/** Verifies every cassette under the given paths. */
-export async function verifyPaths(paths: readonly string[], options: { packs?: readonly string[] } = {}): Promise<VerifyReport> {
+/**
+ * Verifies every cassette under the given paths. A run that checked no rule
+ * at all is refused (a check that cannot fail), unless `allowEmpty`.
+ */
+export async function verifyPaths(
+  paths: readonly string[],
+  options: { packs?: readonly string[]; allowEmpty?: boolean } = {},
+): Promise<VerifyReport> {
   for (const p of options.packs ?? []) findPack(p);
   const files = (await Promise.all(paths.map((p) => listFiles(p, isCassetteFile)))).flat();
   if (files.length === 0) throw new UsageError(`no cassette (*.yaml) under ${paths.join(', ')}`);
   const cassettes: CheckedCassette[] = [];
   for (const file of files) cassettes.push(verifyCassette(await loadCassette(file), file, options.packs));
+  if (!options.allowEmpty && cassettes.every((c) => c.rules.length === 0)) {
+    throw new UsageError(
+      `0 rules checked in ${files.length} cassettes: they name no pack (meta.packs) and no built-in pack fits their traffic; pass --pack NAME, or --allow-empty to accept an empty check`,
+    );
+  }
   return { cassettes, violations: cassettes.flatMap((c) => c.rules.flatMap((r) => r.violations)) };
 }

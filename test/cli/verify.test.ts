@@ -44,3 +44,93 @@ describe('bench verify', () => {
     expect(report.cassettes[0]?.rules.length).toBe(17);
   });
 });
+
+describe('bench verify on a cassette that names no pack', () => {
+  it('chooses opencode/events by itself for a plain bench proxy recording of an opencode session', async () => {
+    const { loadCassette } = await import('../../src/cassette/index.js');
+    const { decodeBody } = await import('../../src/cassette/index.js');
+    const { startBench } = await import('../helpers/cli.js');
+    const recorded = 'cassettes/opencode-serve-real/text_turn.yaml';
+    // The real opencode server's session, served by bench replay, recorded again by a plain bench proxy.
+    const replay = await startBench(['replay', '--cassette', recorded, '--port', '0', '--quiet']);
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-verify-auto-'));
+    const file = join(dir, 'session.yaml');
+    const proxy = await startBench(['proxy', '--target', replay.url, '--port', '0', '--cassette', file]);
+    try {
+      const cassette = await loadCassette(recorded);
+      const stop = new AbortController();
+      const streams: Promise<unknown>[] = [];
+      for (const i of cassette.interactions) {
+        const init = {
+          method: i.request.method,
+          headers: { 'content-type': 'application/json' },
+          signal: stop.signal,
+          ...(i.request.body ? { body: decodeBody(i.request.body) } : {}),
+        };
+        const res = await fetch(`${proxy.url}${i.request.path}`, init);
+        if (i.response?.stream) {
+          const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+          await reader.read();
+          streams.push(
+            (async () => {
+              while (!(await reader.read()).done);
+            })().catch(() => {}),
+          );
+        } else await res.arrayBuffer();
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      stop.abort();
+      await Promise.all(streams);
+    } finally {
+      proxy.child.kill('SIGTERM');
+      await proxy.exit();
+      replay.child.kill('SIGTERM');
+      await replay.exit();
+    }
+    expect((await loadCassette(file)).meta.packs).toBeUndefined();
+    const r = await runBench(['verify', file]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /session\.yaml: names no pack; checked with opencode\/events \(\d+ of \d+ event types of \/event known, on its route\)/,
+    );
+    expect(r.stdout).toMatch(/against [1-9]\d* rules: no violations/);
+  }, 60_000);
+
+  it('refuses a recording of an unknown server in one line: 0 rules checked, exit 2, unless --allow-empty', async () => {
+    const { serializeCassette } = await import('../../src/cassette/index.js');
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-verify-empty-'));
+    const file = join(dir, 'unknown.yaml');
+    await writeFile(
+      file,
+      serializeCassette({
+        version: 1,
+        meta: { recorder: 'tapedeck', target: 'http://127.0.0.1:1', recordedAt: '2026-01-01T00:00:00.000Z' },
+        interactions: [
+          {
+            seq: 1,
+            request: { method: 'GET', path: '/feed', headers: {} },
+            response: {
+              status: 200,
+              headers: { 'content-type': 'text/event-stream' },
+              stream: {
+                end: 'server-closed',
+                events: [
+                  { at: 1, after: 1, event: 'tick', data: '{"n":1}' },
+                  { at: 2, after: 1, event: 'tock', data: '{}' },
+                ],
+              },
+            },
+            timing: { start: 0 },
+          },
+        ],
+      }),
+    );
+    const r = await runBench(['verify', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^bench: 0 rules checked in 1 cassettes: .* pass --pack NAME, or --allow-empty/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    const allowed = await runBench(['verify', file, '--allow-empty']);
+    expect(allowed.code).toBe(0);
+  });
+});

@@ -8,6 +8,7 @@ const FORMATS = ['text', 'json', 'junit'] as const;
 interface VerifyFlags {
   pack?: string[];
   format: string;
+  allowEmpty?: boolean;
 }
 
 export function registerVerify(program: Command): void {
@@ -21,15 +22,16 @@ export function registerVerify(program: Command): void {
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'text')
+    .option('--allow-empty', 'exit 0 even when no rule applied to any cassette (by default that is exit 2: a check that cannot fail)')
     .addHelpText(
       'after',
-      '\nExit codes: 0 clean, 1 violations, 2 bad input.\n\nExamples:\n  $ bench verify\n  $ bench verify cassettes/claude-native --pack omnigent/native-tui --format junit > verify.xml',
+      '\nA cassette with no meta.packs (a plain bench proxy recording) is checked with the built-in packs its traffic fits (route and event types), named in the output; none fitting anywhere is exit 2 ("0 rules checked").\n\nExit codes: 0 clean, 1 violations, 2 bad input or nothing checked.\n\nExamples:\n  $ bench verify\n  $ bench verify cassettes/claude-native --pack omnigent/native-tui --format junit > verify.xml',
     )
     .action((paths: string[], flags: VerifyFlags) =>
       runCommand(async () => {
         if (!(FORMATS as readonly string[]).includes(flags.format))
           throw new UsageError(`--format ${JSON.stringify(flags.format)}: use one of ${FORMATS.join(', ')}`);
-        const report = await verifyPaths(paths, flags.pack ? { packs: flags.pack } : {});
+        const report = await verifyPaths(paths, { ...(flags.pack ? { packs: flags.pack } : {}), allowEmpty: flags.allowEmpty ?? false });
         if (flags.format === 'json') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         else if (flags.format === 'junit') process.stdout.write(renderJunit(report));
         else process.stdout.write(`${renderText(report, Boolean(process.stdout.isTTY) && !process.env.NO_COLOR)}\n`);

@@ -115,6 +115,7 @@ export const omnigentNativeTui: Pack = {
 /** Full-server (SDK) turns relayed by the runner. */
 export const omnigentFullServer: Pack = {
   name: 'omnigent/full-server',
+  profile: true,
   description: 'Full-server turns: live streams start at response.in_progress; usage before completed; one terminal; status after it.',
   turnStarts,
   payloads: omnigentPayloads,

@@ -90,6 +90,7 @@ export const openaiResponses: Pack = {
  */
 export const hermesResponses: Pack = {
   name: 'hermes/responses',
+  profile: true,
   description:
     'Hermes profile of openai/responses: no in_progress, content parts or argument deltas; function_call_output items; message open across tools.',
   turnStarts: responsesStart,
