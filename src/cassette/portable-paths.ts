@@ -1,5 +1,5 @@
 import { homedir, hostname, tmpdir } from 'node:os';
-import type { Body, Cassette, Headers, Interaction } from './schema.js';
+import type { Body, Cassette, Headers, Interaction, SseItem } from './schema.js';
 
 /** The folders of the recording machine that cassettes name by placeholder instead. */
 export interface MachineFolders {
@@ -108,6 +108,12 @@ function mapBody(body: Body | undefined, m: PlaceholderMapper): Body | undefined
   return body;
 }
 
+/** An SSE item's data, and its wire text when kept, through the same mapping (so restoring gives both back). */
+function mapEvent(e: SseItem, m: PlaceholderMapper): SseItem {
+  if (e.data === undefined && e.raw === undefined) return e;
+  return { ...e, ...(e.data !== undefined ? { data: m.text(e.data) } : {}), ...(e.raw !== undefined ? { raw: m.text(e.raw) } : {}) };
+}
+
 function mapInteraction(i: Interaction, m: PlaceholderMapper): Interaction {
   const requestBody = mapBody(i.request.body, m);
   const request = {
@@ -122,9 +128,7 @@ function mapInteraction(i: Interaction, m: PlaceholderMapper): Interaction {
     ...head,
     headers: mapHeaders(i.response.headers, m.text),
     ...(responseBody ? { body: responseBody } : {}),
-    ...(stream
-      ? { stream: { ...stream, events: stream.events.map((e) => (e.data === undefined ? e : { ...e, data: m.text(e.data) })) } }
-      : {}),
+    ...(stream ? { stream: { ...stream, events: stream.events.map((e) => mapEvent(e, m)) } } : {}),
     ...(websocket
       ? {
           websocket: {

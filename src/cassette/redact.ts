@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { jsonDepthWithin } from './body.js';
-import type { Body, Cassette, Headers, Interaction } from './schema.js';
+import type { Body, Cassette, Headers, Interaction, SseItem } from './schema.js';
 import { payloadOf } from './ws-frames.js';
 
 /** What to redact beyond the defaults, and what never to redact (`tapedeck.config.json` "redact"). */
@@ -255,6 +255,20 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return [...all].filter(([v]) => v.length >= MIN_GLOBAL).sort((a, b) => b[0].length - a[0].length);
   }
 
+  /**
+   * An SSE item scrubbed; its recorded wire text goes when scrubbing changed
+   * the item (the canonical form then carries the placeholders), and is
+   * scrubbed as text otherwise.
+   */
+  function scrubEvent(e: SseItem, global: [string, string][]): SseItem {
+    const data = e.data !== undefined ? scrubText(e.data, global) : undefined;
+    const comment = e.comment !== undefined ? scrub(e.comment, global) : undefined;
+    const { raw, ...rest } = e;
+    const out: SseItem = { ...rest, ...(data !== undefined ? { data } : {}), ...(comment !== undefined ? { comment } : {}) };
+    if (raw === undefined || data !== e.data || comment !== e.comment) return out;
+    return { ...out, raw: scrub(raw, global) };
+  }
+
   function scrubInteraction(i: Interaction, global: [string, string][]): Interaction {
     const requestBody = scrubBody(i.request.body, global);
     const request = {
@@ -275,11 +289,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
         ? {
             stream: {
               ...stream,
-              events: stream.events.map((e) => ({
-                ...e,
-                ...(e.data !== undefined ? { data: scrubText(e.data, global) } : {}),
-                ...(e.comment !== undefined ? { comment: scrub(e.comment, global) } : {}),
-              })),
+              events: stream.events.map((e) => scrubEvent(e, global)),
             },
           }
         : {}),

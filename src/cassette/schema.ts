@@ -35,6 +35,12 @@ export const sseItemSchema = z.strictObject({
   id: z.string().optional(),
   retry: z.number().int().nonnegative().optional(),
   comment: z.string().optional(),
+  /**
+   * The item's exact wire text, kept only when it differs from the canonical
+   * form (field order, `\r\n` or `\r` endings, no space after the colon,
+   * a comment inside an event): replay sends it as it came (decision 0009).
+   */
+  raw: z.string().optional(),
 });
 
 export const streamEndSchema = z.enum(['server-closed', 'client-closed', 'proxy-closed', 'broken']);

@@ -19,7 +19,7 @@ function withEol(chunk: Buffer, eol: Transport['eol']): Buffer {
 
 function serialized(events: readonly SseItem[], eol: Transport['eol']): Buffer {
   let text = '';
-  for (const { at: _at, after: _after, comment, ...fields } of events)
+  for (const { at: _at, after: _after, comment, raw: _raw, ...fields } of events)
     text +=
       comment !== undefined && fields.event === undefined && fields.data === undefined
         ? serializeSseFrame({ kind: 'comment', comment })

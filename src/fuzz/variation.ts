@@ -141,7 +141,9 @@ function editableCopy(cassette: Cassette): Cassette {
     ...cassette,
     interactions: cassette.interactions.map((i) => {
       const { stream, websocket } = i.response ?? {};
-      if (stream && i.response) return { ...i, response: { ...i.response, stream: { ...stream, events: [...stream.events] } } };
+      // Variations are written in canonical SSE: the recorded wire text of an event (`raw`) would no longer be its own.
+      if (stream && i.response)
+        return { ...i, response: { ...i.response, stream: { ...stream, events: stream.events.map(({ raw: _raw, ...e }) => e) } } };
       if (websocket && i.response) return { ...i, response: { ...i.response, websocket: { ...websocket, frames: [...websocket.frames] } } };
       return i;
     }),

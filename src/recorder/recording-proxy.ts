@@ -79,7 +79,7 @@ export interface RecordingProxy {
 type StopReason = 'client' | 'proxy';
 
 function toItem(frame: SseFrame, at: number, after: number): SseItem {
-  if (frame.kind === 'comment') return { at, after, comment: frame.comment };
+  if (frame.kind === 'comment') return { at, after, comment: frame.comment, ...(frame.raw !== undefined ? { raw: frame.raw } : {}) };
   const { kind: _kind, ...fields } = frame;
   return { at, after, ...fields };
 }
@@ -225,7 +225,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
           if (encoding) decoder = new ContentDecoder(encoding, (content, stamp) => onContent(content, stamp.at, stamp.after));
           if (isSse) {
             stream = { events: [], end: 'server-closed' };
-            parser = new SseParser();
+            parser = new SseParser({ raw: true });
           }
           timeline.respond(
             interaction,

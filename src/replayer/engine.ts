@@ -453,8 +453,10 @@ export class ReplayEngine {
   }
 
   private encode(item: SseItem): string {
+    // The recorded wire text, unless a fuzzer reframes the stream (it writes canonical SSE and cuts it).
+    if (item.raw !== undefined && !this.options.reframe) return this.fromPlaceholders(item.raw);
     if (item.comment !== undefined) return serializeSseFrame({ kind: 'comment', comment: item.comment });
-    const { at: _at, after: _after, comment: _c, data, ...fields } = item;
+    const { at: _at, after: _after, comment: _c, data, raw: _raw, ...fields } = item;
     return serializeSseFrame({ kind: 'event', ...fields, ...(data === undefined ? {} : { data: this.fromPlaceholders(data) }) });
   }
 

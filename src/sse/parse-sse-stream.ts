@@ -1,15 +1,28 @@
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /** One parsed SSE block (a dispatch) or one comment line, in stream order. */
-export type SseFrame =
+export type SseFrame = (
   | { kind: 'event'; event?: string | undefined; data?: string | undefined; id?: string | undefined; retry?: number | undefined }
-  | { kind: 'comment'; comment: string };
+  | { kind: 'comment'; comment: string }
+) & {
+  /** With `{ raw: true }`: the exact text since the previous frame, when it differs from `serializeSseFrame` of this one. */
+  raw?: string | undefined;
+};
 
 /**
  * An incremental Server-Sent Events parser (WHATWG rules): feed it bytes as
  * they arrive, in chunks split anywhere, even inside a UTF-8 character or a CRLF.
  */
 export class SseParser {
+  /** The wire text since the last frame, lines with their own endings (only with `raw`). */
+  private rawText: string[] | undefined;
+  /** With `raw`: a comment waiting for its next line, which says whether the comment's blank line follows. */
+  private heldComment: SseFrame | undefined;
+
+  constructor(options: { raw?: boolean } = {}) {
+    if (options.raw) this.rawText = [];
+  }
+
   /** Bytes of the unfinished line, decoded once its end arrives: a long line costs its length, not its length times its chunks. */
   private pendingLine: Buffer[] = [];
   private skipLf = false;
@@ -35,7 +48,10 @@ export class SseParser {
     }
     if (this.skipLf && bytes.length > 0) {
       this.skipLf = false;
-      if (bytes[0] === 10) bytes = bytes.subarray(1);
+      if (bytes[0] === 10) {
+        bytes = bytes.subarray(1);
+        this.rawText?.push('\n');
+      }
     }
     const frames: SseFrame[] = [];
     let start = 0;
@@ -49,12 +65,14 @@ export class SseParser {
         line = Buffer.concat(this.pendingLine);
         this.pendingLine = [];
       }
-      this.line(line.toString('utf8'), frames);
+      const text = line.toString('utf8');
       let next = i + 1;
       if (bytes[i] === 13) {
         if (next === bytes.length) this.skipLf = true;
         else if (bytes[next] === 10) next++;
       }
+      this.rawText?.push(text, bytes[i] === 13 ? (next === i + 2 ? '\r\n' : '\r') : '\n');
+      this.line(text, frames);
       start = next;
       if (lf !== -1 && lf < start) lf = bytes.indexOf(10, start);
       if (cr !== -1 && cr < start) cr = bytes.indexOf(13, start);
@@ -66,23 +84,51 @@ export class SseParser {
 
   /** Flushes the decoder at end of stream; a block without its blank line is dropped, as browsers do. */
   end(): SseFrame[] {
-    // An unfinished line never dispatches; a BOM prefix still held is just that.
-    return [];
+    // An unfinished line never dispatches; a BOM prefix still held is just that. A comment held for its next line goes now.
+    const comment = this.heldComment;
+    this.heldComment = undefined;
+    return comment ? [this.withRaw(comment)] : [];
+  }
+
+  /** With `raw`: wire text read since the last frame that no frame took (blank lines, unknown fields, an unfinished block). */
+  rest(): string {
+    return this.rawText?.join('') ?? '';
   }
 
   /** True when bytes of an unfinished line or block are held (the stream stopped mid-event). */
+  /** Whether fields of an event not yet dispatched have been read. */
+  private get inBlock(): boolean {
+    return this.data !== undefined || this.event !== undefined || this.id !== undefined || this.retry !== undefined;
+  }
+
   get pending(): boolean {
     return this.pendingLine.length > 0 || this.data !== undefined || this.event !== undefined;
   }
 
   private line(line: string, frames: SseFrame[]): void {
+    if (this.heldComment) {
+      // The line after a comment tells whether the comment ended its block (`:x` + blank, the canonical form) or not.
+      const comment = this.heldComment;
+      this.heldComment = undefined;
+      if (line.length === 0 && !this.inBlock) {
+        frames.push(this.withRaw(comment));
+        return;
+      }
+      const current = (this.rawText as string[]).splice(-2);
+      frames.push(this.withRaw(comment));
+      this.rawText?.push(...current);
+    }
     if (line.length === 0) {
       this.dispatch(frames);
       return;
     }
     const colon = line.indexOf(':');
     if (colon === 0) {
-      frames.push({ kind: 'comment', comment: line.slice(1) });
+      const comment: SseFrame = { kind: 'comment', comment: line.slice(1) };
+      if (!this.rawText) frames.push(comment);
+      // Inside an event the comment's bytes travel with the event, which owns the block (and its redaction).
+      else if (this.inBlock) frames.push({ ...comment, raw: '' });
+      else this.heldComment = comment;
       return;
     }
     const field = colon === -1 ? line : line.slice(0, colon);
@@ -106,6 +152,14 @@ export class SseParser {
     }
   }
 
+  /** The frame with the wire text it took, when that is not what serialising it would write. */
+  private withRaw(frame: SseFrame): SseFrame {
+    if (!this.rawText) return frame;
+    const raw = this.rawText.join('');
+    this.rawText = [];
+    return raw === serializeSseFrame(frame) ? frame : { ...frame, raw };
+  }
+
   private dispatch(frames: SseFrame[]): void {
     if (this.event !== undefined || this.data !== undefined || this.id !== undefined || this.retry !== undefined) {
       const frame: SseFrame = { kind: 'event' };
@@ -113,7 +167,7 @@ export class SseParser {
       if (this.data !== undefined) frame.data = this.data.join('\n');
       if (this.id !== undefined) frame.id = this.id;
       if (this.retry !== undefined) frame.retry = this.retry;
-      frames.push(frame);
+      frames.push(this.withRaw(frame));
     }
     this.event = undefined;
     this.data = undefined;
@@ -130,6 +184,7 @@ export function parseSseText(text: string): SseFrame[] {
 
 /** Writes one frame back to SSE wire text; parsing the result gives the frame back. */
 export function serializeSseFrame(frame: SseFrame): string {
+  if (frame.raw !== undefined) return frame.raw;
   if (frame.kind === 'comment') return `:${frame.comment}\n\n`;
   let out = '';
   if (frame.event !== undefined) out += `event: ${frame.event}\n`;

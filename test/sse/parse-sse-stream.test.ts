@@ -125,3 +125,38 @@ describe('SseParser on one large event', () => {
     expect(large / Math.max(small, 1)).toBeLessThan(30);
   }, 60_000);
 });
+
+describe('SseParser keeping the wire text (raw)', () => {
+  const eol = fc.constantFrom('\n', '\r\n', '\r');
+  const fieldLine = fc.oneof(
+    fc
+      .tuple(fc.constantFrom('event', 'data', 'id', 'retry', 'unknown'), fc.constantFrom(':', ': ', ':  '), lineText)
+      .map(([f, c, v]) => `${f}${c}${v.replace(/\r|\n/g, '')}`),
+    lineText.map((v) => `:${v}`),
+    fc.constant('data'),
+  );
+  const block = fc
+    .tuple(fc.array(fc.tuple(fieldLine, eol), { minLength: 1, maxLength: 5 }), eol)
+    .map(([lines, end]) => lines.map(([l, e]) => l + e).join('') + end);
+  const stream = fc.array(block, { minLength: 1, maxLength: 6 }).map((b) => b.join(''));
+
+  it('gives back every byte of the stream, in order, however it is cut, and the same frames as without raw', () => {
+    fc.assert(
+      fc.property(stream, fc.array(fc.nat(), { maxLength: 8 }), (text, cutsRaw) => {
+        const bytes = new TextEncoder().encode(text);
+        const cuts = cutsRaw.map((c) => c % (bytes.length + 1));
+        const parser = new SseParser({ raw: true });
+        const frames: SseFrame[] = [];
+        let prev = 0;
+        for (const cut of [...cuts].sort((a, b) => a - b)) {
+          frames.push(...parser.push(bytes.subarray(prev, cut)));
+          prev = cut;
+        }
+        frames.push(...parser.push(bytes.subarray(prev)), ...parser.end());
+        expect(frames.map((f) => serializeSseFrame(f)).join('') + parser.rest()).toBe(text);
+        expect(frames.map(({ raw: _r, ...f }) => f)).toEqual(parseSseText(text));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
