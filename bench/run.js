@@ -1,6 +1,7 @@
 // `npm run bench`: every performance benchmark, one after another, on this machine.
 import { benchCassetteLoad } from './cassette-load.js';
 import { benchContracts } from './contracts.js';
+import { benchJournalOverhead } from './journal-overhead.js';
 import { benchLoad } from './load-streams.js';
 import { benchProxyOverhead } from './proxy-overhead.js';
 import { benchReplay } from './replay.js';
@@ -21,3 +22,5 @@ console.log();
 await benchLoad();
 console.log();
 await benchSaveMemory();
+console.log();
+await benchJournalOverhead();

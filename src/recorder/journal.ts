@@ -51,8 +51,10 @@ export type JournalEntry =
 /** A journal line: an entry made portable and redacted, bytes encoded as a cassette body. */
 type JournalRecord =
   | { k: 'meta'; journal: 1; meta: CassetteMeta }
-  | Exclude<JournalEntry, { k: 'request-body' } | { k: 'end' }>
+  | Exclude<JournalEntry, { k: 'request-body' } | { k: 'end' } | { k: 'event' }>
   | { k: 'request-body'; seq: number; body: Body }
+  /** Consecutive events of one stream, cleaned together: one redaction pass per flush, not per event. */
+  | { k: 'events'; seq: number; items: SseItem[] }
   | { k: 'end'; seq: number; timing: Timing; failure?: Failure; end?: StreamEnd; error?: string; body?: Body; encoding?: ContentEncoding };
 
 /** A journal that is in the way, cannot be written, or cannot be read back. */
@@ -129,7 +131,11 @@ export class JournalWriter {
     this.writing = this.writing.then(async () => {
       if (this.failed) return;
       try {
-        await this.handle.write(batch.map((e) => `${JSON.stringify(this.clean(e))}\n`).join(''));
+        await this.handle.write(
+          coalesceEvents(batch)
+            .map((e) => `${JSON.stringify(this.clean(e))}\n`)
+            .join(''),
+        );
       } catch (e) {
         // A full disk must not stop the recording in memory; the clean save still has it all.
         this.failed = e as Error;
@@ -156,7 +162,7 @@ export class JournalWriter {
   }
 
   /** The entry as it may reach disk: placeholders in, secrets out, through the same passes as the cassette. */
-  private clean(e: JournalEntry): JournalRecord {
+  private clean(e: Exclude<JournalEntry, { k: 'event' }> | { k: 'events'; seq: number; items: SseItem[] }): JournalRecord {
     const one = (i: Omit<Interaction, 'seq' | 'timing'> & Partial<Interaction>): Interaction => {
       const c: Cassette = {
         version: CASSETTE_VERSION,
@@ -175,9 +181,9 @@ export class JournalWriter {
       }
       case 'response':
         return { ...e, headers: one({ request: blank, response: { status: e.status, headers: e.headers } }).response?.headers ?? {} };
-      case 'event': {
-        const cleaned = one({ request: blank, response: { status: 200, headers: {}, stream: { events: [e.item], end: 'server-closed' } } });
-        return { ...e, item: cleaned.response?.stream?.events[0] ?? e.item };
+      case 'events': {
+        const cleaned = one({ request: blank, response: { status: 200, headers: {}, stream: { events: e.items, end: 'server-closed' } } });
+        return { ...e, items: cleaned.response?.stream?.events ?? e.items };
       }
       case 'frame': {
         const cleaned = one({
@@ -207,6 +213,21 @@ export class JournalWriter {
       }
     }
   }
+}
+
+/** Runs of `event` entries of one stream become one `events` entry, so a flush cleans each run once. */
+function coalesceEvents(batch: JournalEntry[]): (Exclude<JournalEntry, { k: 'event' }> | { k: 'events'; seq: number; items: SseItem[] })[] {
+  const out: (Exclude<JournalEntry, { k: 'event' }> | { k: 'events'; seq: number; items: SseItem[] })[] = [];
+  for (const e of batch) {
+    if (e.k !== 'event') {
+      out.push(e);
+      continue;
+    }
+    const last = out.at(-1);
+    if (last?.k === 'events' && last.seq === e.seq) last.items.push(e.item);
+    else out.push({ k: 'events', seq: e.seq, items: [e.item] });
+  }
+  return out;
 }
 
 /** What a journal held, as a cassette; `interrupted` counts the exchanges the recorder never saw end. */
@@ -265,8 +286,8 @@ export async function readJournal(file: string): Promise<Recovered> {
           ...(r.encoding ? { encoding: r.encoding } : {}),
         };
         break;
-      case 'event':
-        i.response?.stream?.events.push(r.item);
+      case 'events':
+        i.response?.stream?.events.push(...r.items);
         break;
       case 'frame':
         i.response?.websocket?.frames.push(r.frame);

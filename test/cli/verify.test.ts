@@ -2,7 +2,8 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBench } from '../helpers/cli.js';
+import { decodeBody, loadCassette, serializeCassette } from '../../src/cassette/index.js';
+import { runBench, startBench } from '../helpers/cli.js';
 
 describe('bench verify', () => {
   it('passes every committed cassette and says what it checked', async () => {
@@ -47,9 +48,6 @@ describe('bench verify', () => {
 
 describe('bench verify on a cassette that names no pack', () => {
   it('chooses opencode/events by itself for a plain bench proxy recording of an opencode session', async () => {
-    const { loadCassette } = await import('../../src/cassette/index.js');
-    const { decodeBody } = await import('../../src/cassette/index.js');
-    const { startBench } = await import('../helpers/cli.js');
     const recorded = 'cassettes/opencode-serve-real/text_turn.yaml';
     // The real opencode server's session, served by bench replay, recorded again by a plain bench proxy.
     const replay = await startBench(['replay', '--cassette', recorded, '--port', '0', '--quiet']);
@@ -98,7 +96,6 @@ describe('bench verify on a cassette that names no pack', () => {
   }, 60_000);
 
   it('refuses a recording of an unknown server in one line: 0 rules checked, exit 2, unless --allow-empty', async () => {
-    const { serializeCassette } = await import('../../src/cassette/index.js');
     const dir = await mkdtemp(join(tmpdir(), 'tapedeck-verify-empty-'));
     const file = join(dir, 'unknown.yaml');
     await writeFile(

@@ -19,8 +19,7 @@ const frameArb: fc.Arbitrary<SseFrame> = fc.oneof(
     .map((f) => f as SseFrame),
 );
 
-function parseInChunks(bytes: Uint8Array, cuts: number[]): SseFrame[] {
-  const parser = new SseParser();
+function parseInChunks(bytes: Uint8Array, cuts: number[], parser = new SseParser()): SseFrame[] {
   const frames: SseFrame[] = [];
   let prev = 0;
   for (const cut of [...cuts].sort((a, b) => a - b)) {
@@ -146,13 +145,7 @@ describe('SseParser keeping the wire text (raw)', () => {
         const bytes = new TextEncoder().encode(text);
         const cuts = cutsRaw.map((c) => c % (bytes.length + 1));
         const parser = new SseParser({ raw: true });
-        const frames: SseFrame[] = [];
-        let prev = 0;
-        for (const cut of [...cuts].sort((a, b) => a - b)) {
-          frames.push(...parser.push(bytes.subarray(prev, cut)));
-          prev = cut;
-        }
-        frames.push(...parser.push(bytes.subarray(prev)), ...parser.end());
+        const frames = parseInChunks(bytes, cuts, parser);
         expect(frames.map((f) => serializeSseFrame(f)).join('') + parser.rest()).toBe(text);
         expect(frames.map(({ raw: _r, ...f }) => f)).toEqual(parseSseText(text));
       }),
