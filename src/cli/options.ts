@@ -9,6 +9,14 @@ export function parsePort(value: string): number {
   return n;
 }
 
+/** Parses a positive whole number of bytes (`--max-request-body`). */
+export function parseByteCount(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1)
+    throw new UsageError(`${JSON.stringify(value)} is not a number of bytes; use a whole number such as 67108864`);
+  return n;
+}
+
 /** Parses `--on-miss`: an HTTP status from 400 to 599. */
 export function parseMissStatus(value: string): number {
   const n = Number(value);

@@ -42,6 +42,8 @@ export interface ReplayOptions extends MatchOptions {
   timing?: TimingMode | string;
   /** The HTTP status of a strict miss from the replay server (default 400: not retried by common clients). */
   onMiss?: number;
+  /** The largest request body the replay server reads before answering 413 (default 64 MiB). */
+  maxRequestBody?: number;
   /** After the last recorded answer of a repeated request: repeat it (default) or fail. */
   onExhausted?: 'repeat' | 'error';
   /** The client's own workspace, home and temp folders, put back where the cassette has placeholders. */
@@ -174,6 +176,7 @@ export class ReplayEngine {
   private readonly redactor: Redactor;
   readonly timing: TimingMode;
   readonly mode: 'strict' | 'lenient';
+  readonly maxRequestBody: number | undefined;
   /** Every unmatched request so far, for front doors that report at the end. */
   readonly misses: UnmatchedRequestError[] = [];
   /** How many requests and frames matched nothing, all told; `misses` keeps only the latest `MISSES_KEPT`. */
@@ -185,6 +188,7 @@ export class ReplayEngine {
   ) {
     this.timing = parseTiming(options.timing);
     this.mode = options.mode ?? 'strict';
+    this.maxRequestBody = options.maxRequestBody;
     const folders = options.folders ?? currentFolders();
     this.toPlaceholders = placeholderMapper(folders).text;
     this.fromPlaceholders = folderRestorer(folders);

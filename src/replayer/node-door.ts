@@ -4,9 +4,20 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { sendableCloseCode, wireBytes } from '../cassette/index.js';
 import type { HttpAnswer, ReplayEngine } from './engine.js';
 
-async function readAll(req: IncomingMessage): Promise<Buffer> {
+/** The largest request body the replay server reads (a recorded body over it could not be matched anyway). */
+export const MAX_REQUEST_BODY = 64 * 1024 * 1024;
+
+/** The request body, or undefined once it passes `limit` (reading stops there; nothing more is held). */
+async function readUpTo(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
+  let size = 0;
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return undefined;
+  for await (const c of req) {
+    size += (c as Buffer).byteLength;
+    if (size > limit) return undefined;
+    chunks.push(c as Buffer);
+  }
   return Buffer.concat(chunks);
 }
 
@@ -55,14 +66,22 @@ export async function writeAnswer(answer: HttpAnswer, res: ServerResponse): Prom
   // Closed by the client or the proxy when recorded: stays open until this client closes.
 }
 
-/** Serves one node:http request from the engine. */
+/** Serves one node:http request from the engine; undefined when its body was refused (413) unread. */
 export async function serveNodeRequest(
   engine: ReplayEngine,
   req: IncomingMessage,
   res: ServerResponse,
   log?: (line: string) => void,
-): Promise<HttpAnswer> {
-  const body = await readAll(req);
+): Promise<HttpAnswer | undefined> {
+  const limit = engine.maxRequestBody ?? MAX_REQUEST_BODY;
+  const body = await readUpTo(req, limit);
+  if (body === undefined) {
+    const message = `request body over ${limit} bytes: tapedeck replay does not read it (raise --max-request-body, or maxRequestBody, to replay larger uploads)`;
+    log?.(`${req.method} ${req.url} → 413 ${message}`);
+    res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+    res.end(JSON.stringify({ error: { code: 'tapedeck_body_too_large', message } }), () => req.socket.destroy());
+    return undefined;
+  }
   const answer = engine.handle({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
   log?.(answer.kind === 'unmatched' ? `${answer.error.message}` : describeAnswer(req.method ?? 'GET', req.url ?? '/', answer));
   await writeAnswer(answer, res);

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { decodeBody, loadCassette } from '../../src/cassette/index.js';
 import { type LongRunning, runBench, startBench } from '../helpers/cli.js';
 
 const running: LongRunning[] = [];
@@ -38,6 +39,75 @@ describe('bench replay', () => {
     const m = await runBench(['replay', '--cassette', 'nope/']);
     expect(m.stderr).toBe('bench: --cassette nope/: no such file or folder\n');
     expect(m.code).toBe(2);
+  });
+});
+
+describe('bench replay serves everything it is given, and only what it can read', () => {
+  it('serves every cassette named, as positionals and repeated --cassette', async () => {
+    const replay = await startBench([
+      'replay',
+      'cassettes/opencode-serve/text_turn.yaml',
+      '--cassette',
+      'cassettes/kiro-native/basic_turn.yaml',
+      '--cassette',
+      'cassettes/hermes',
+      '--port',
+      '0',
+    ]);
+    running.push(replay);
+    // The first plain exchange each cassette recorded, asked again: each answers as recorded.
+    for (const file of [
+      'cassettes/opencode-serve/text_turn.yaml',
+      'cassettes/kiro-native/basic_turn.yaml',
+      'cassettes/hermes/idempotent_retry.yaml',
+    ]) {
+      const first = (await loadCassette(file)).interactions.find((i) => i.response && !i.response.stream && !i.response.websocket);
+      const init = { method: first?.request.method ?? 'GET', ...(first?.request.body ? { body: decodeBody(first.request.body) } : {}) };
+      const headers = first?.request.headers.authorization ? { authorization: 'Bearer replay-key' } : {};
+      expect((await fetch(`${replay.url}${first?.request.path}`, { ...init, headers })).status, file).toBe(first?.response?.status);
+    }
+    replay.child.kill('SIGTERM');
+    await replay.exit();
+    expect(replay.stderr()).not.toContain('no recorded interaction matches');
+    const none = await runBench(['replay']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toBe('bench: name the cassettes to serve: bench replay FILE|FOLDER..., or --cassette FILE|FOLDER (repeatable)\n');
+  });
+
+  it('refuses a 100 MB request body with 413 unread while other requests go on', async () => {
+    const replay = await startBench(['replay', '--cassette', 'cassettes/kiro-native/basic_turn.yaml', '--port', '0', '--quiet']);
+    running.push(replay);
+    const { request } = await import('node:http');
+    const big = new Promise<number>((resolve, reject) => {
+      const req = request(
+        `${replay.url}/v1/sessions`,
+        { method: 'POST', headers: { 'content-type': 'application/octet-stream' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      const chunk = Buffer.alloc(1024 * 1024, 1);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 100 && req.write(chunk)) sent++;
+        if (sent < 100) req.once('drain', pump);
+        else req.end();
+      };
+      pump();
+    });
+    const latencies: number[] = [];
+    for (let k = 0; k < 10; k++) {
+      const t = performance.now();
+      expect((await fetch(`${replay.url}/health`)).status).toBe(200);
+      latencies.push(performance.now() - t);
+    }
+    expect(await big.catch(() => 413)).toBe(413);
+    // It used to stall the server for 13 s; a loaded machine still answers well within a second.
+    expect(Math.max(...latencies)).toBeLessThan(1000);
+    replay.child.kill('SIGTERM');
+    await replay.exit();
   });
 });
 

@@ -2,12 +2,13 @@ import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { type ReplayCheckRow, replayCheck } from '../../probes/index.js';
 import { loadCassetteSet, startReplayServer } from '../../replayer/index.js';
-import { parseMissStatus, parsePort } from '../options.js';
+import { parseByteCount, parseMissStatus, parsePort } from '../options.js';
 import { runCommand } from '../run-command.js';
 import { whenStopped } from '../stop-signal.js';
 
 interface ReplayFlags {
-  cassette: string;
+  maxRequestBody?: number;
+  cassette?: string[];
   port: number;
   host: string;
   timing: string;
@@ -21,9 +22,16 @@ export function registerReplay(program: Command): void {
   program
     .command('replay')
     .description('serve cassettes as a real HTTP server on loopback, for clients in any language')
-    .requiredOption(
+    .argument('[cassettes...]', 'cassette files or folders to serve, as --cassette')
+    .option(
       '--cassette <path>',
-      'a cassette file, or a folder served as one set (a recorded harness folder replays in probe order)',
+      'a cassette file, or a folder served as one set (a recorded harness folder replays in probe order); repeatable: all are served, in the order given',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option(
+      '--max-request-body <bytes>',
+      'request bodies larger than this are answered 413 unread (default 67108864, 64 MiB)',
+      parseByteCount,
     )
     .option('--port <n>', 'port to listen on; 0 picks a free one', parsePort, 0)
     .option('--host <address>', 'address to bind', '127.0.0.1')
@@ -45,20 +53,26 @@ POST waits until this client has sent that POST again. Stop with Ctrl-C; on
 exit it lists recorded interactions no client asked for.
 
 Example:
-  $ bench replay --cassette cassettes/kiro-native --port 8080 --timing realtime`,
+  $ bench replay --cassette cassettes/kiro-native --port 8080 --timing realtime
+  $ bench replay cassettes/codex-app-server cassettes/opencode-serve --on-miss 500`,
     )
-    .action((flags: ReplayFlags) =>
+    .action((positional: string[], flags: ReplayFlags) =>
       runCommand(async () => {
         if (flags.strict && flags.lenient) throw new UsageError('--strict and --lenient exclude each other; pick one');
         // A signal, or the wrapper that started us (npx, a shell) gone.
         const stopped = whenStopped(() => {});
-        const set = await loadCassetteSet(flags.cassette);
+        const paths = [...positional, ...(flags.cassette ?? [])];
+        if (paths.length === 0)
+          throw new UsageError('name the cassettes to serve: bench replay FILE|FOLDER..., or --cassette FILE|FOLDER (repeatable)');
+        const set = [];
+        for (const path of paths) set.push(...(await loadCassetteSet(path)));
         const server = await startReplayServer(set, {
           port: flags.port,
           host: flags.host,
           timing: flags.timing,
           mode: flags.lenient ? 'lenient' : 'strict',
           ...(flags.onMiss ? { onMiss: flags.onMiss } : {}),
+          ...(flags.maxRequestBody ? { maxRequestBody: flags.maxRequestBody } : {}),
           ...(flags.quiet ? {} : { log: (line: string) => process.stderr.write(`bench replay: ${line}\n`) }),
         });
         process.stdout.write(`listening on ${server.url}\n`);
