@@ -177,7 +177,7 @@ export class ReplayEngine {
   readonly timing: TimingMode;
   readonly mode: 'strict' | 'lenient';
   readonly maxRequestBody: number | undefined;
-  /** Every unmatched request so far, for front doors that report at the end. */
+  /** The latest unmatched requests (at most `MISSES_KEPT`), for front doors that report at the end. */
   readonly misses: UnmatchedRequestError[] = [];
   /** How many requests and frames matched nothing, all told; `misses` keeps only the latest `MISSES_KEPT`. */
   missCount = 0;

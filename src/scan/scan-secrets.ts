@@ -1,6 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { makeRedactor, parseCassette, type RedactionConfig } from '../cassette/index.js';
-import { listFiles } from '../fs/list-files.js';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { type Cassette, makeRedactor, parseCassette, type RedactionConfig } from '../cassette/index.js';
+import { UsageError } from '../errors.js';
 
 export interface SecretFinding {
   file: string;
@@ -10,43 +12,137 @@ export interface SecretFinding {
   preview: string;
 }
 
-function lineOf(text: string, value: string): number {
-  // Values sit in the YAML as written, or JSON-escaped inside a quoted scalar.
-  for (const needle of [value, JSON.stringify(value).slice(1, -1)]) {
-    const at = text.indexOf(needle);
-    if (at !== -1) return text.slice(0, at).split('\n').length;
-  }
-  return 0;
+export interface ScanReport {
+  findings: SecretFinding[];
+  /** Files that look like cassettes but are not valid ones: scanned all the same, as text and YAML. */
+  warnings: string[];
+  files: number;
 }
 
 /**
- * Looks for anything secret in files: credential shapes anywhere, and, in
- * cassettes, values of secret headers, query parameters and JSON fields that
- * were not redacted.
+ * Every file under a path, hidden folders and any name included (a secret
+ * hides in `.backup/`, `x.yaml.bak` or a journal as well); only `.git`,
+ * `node_modules` and files with a NUL byte (binary) are passed over.
  */
-export async function scanForSecrets(paths: readonly string[], config?: RedactionConfig): Promise<SecretFinding[]> {
-  const redactor = makeRedactor(config);
+async function everyFile(path: string): Promise<string[]> {
+  const info = await stat(path).catch(() => {
+    throw new UsageError(`${path}: no such file or folder`);
+  });
+  if (!info.isDirectory()) return [path];
+  const out: string[] = [];
+  for (const name of (await readdir(path)).sort()) {
+    if (name === '.git' || name === 'node_modules') continue;
+    const child = join(path, name);
+    if ((await stat(child)).isDirectory()) out.push(...(await everyFile(child)));
+    else out.push(child);
+  }
+  return out;
+}
+
+/** The line of the first place a value stands in the text, as written or in any escaped form a YAML or JSON writer uses. */
+function lineOf(text: string, value: string): number | undefined {
+  const forms = [value, JSON.stringify(value).slice(1, -1), value.replace(/'/g, "''"), encodeURIComponent(value)];
+  for (const needle of forms) {
+    const at = needle ? text.indexOf(needle) : -1;
+    if (at !== -1) return text.slice(0, at).split('\n').length;
+  }
+  return undefined;
+}
+
+/** Every string in a parsed document, keys included. */
+function* stringsOf(value: unknown): Generator<string> {
+  if (typeof value === 'string') yield value;
+  else if (Array.isArray(value)) for (const v of value) yield* stringsOf(v);
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) {
+      yield k;
+      yield* stringsOf(v);
+    }
+}
+
+/** What a base64 body or frame stands for, as text a shape can be found in. */
+function* decodedBase64(value: unknown): Generator<string> {
+  if (Array.isArray(value)) for (const v of value) yield* decodedBase64(v);
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) {
+      if (k === 'base64' && typeof v === 'string') yield Buffer.from(v, 'base64').toString('latin1');
+      else yield* decodedBase64(v);
+    }
+}
+
+/** The document as YAML (or JSON, or JSON lines) would read it: escapes and quoting undone. */
+function parsedDocuments(text: string): unknown[] {
+  try {
+    return [parseYaml(text, { uniqueKeys: false, logLevel: 'silent' })];
+  } catch {
+    // JSON lines (a journal) or not structured at all.
+    return text.split('\n').flatMap((line) => {
+      try {
+        return [JSON.parse(line)];
+      } catch {
+        return [];
+      }
+    });
+  }
+}
+
+/**
+ * Looks for anything secret in files, as the safety net for CI: credential
+ * shapes in the text, in every string of the file as YAML or JSON reads it
+ * (escapes, quoting) and in decoded base64; in cassettes, values of secret
+ * headers, query parameters and JSON fields that were not redacted.
+ * `exempt` only applies with `honourExempt`: a CI check should not be
+ * silenced by the config it checks.
+ */
+export async function scanForSecrets(
+  paths: readonly string[],
+  config?: RedactionConfig,
+  options: { honourExempt?: boolean } = {},
+): Promise<ScanReport> {
+  const rules = config && !options.honourExempt ? { ...config, exempt: [] } : config;
+  const redactor = makeRedactor(rules);
   const findings: SecretFinding[] = [];
-  for (const file of (await Promise.all(paths.map((p) => listFiles(p, (name) => /\.(ya?ml|json|har|txt)$/.test(name))))).flat()) {
-    const text = await readFile(file, 'utf8');
+  const warnings: string[] = [];
+  const files = (await Promise.all(paths.map(everyFile))).flat();
+  for (const file of files) {
+    const bytes = await readFile(file);
+    if (bytes.includes(0)) continue;
+    const text = bytes.toString('utf8');
     const seen = new Set<string>();
     const add = (value: string, kind: string) => {
-      const line = lineOf(text, value);
+      // A value the file spells some other way than any form we search still counts: at line 1.
+      const line = lineOf(text, value) ?? 1;
       const key = `${line} ${value}`;
-      if (seen.has(key) || line === 0) return;
+      if (seen.has(key)) return;
       seen.add(key);
       findings.push({ file, line, kind, preview: `${value.slice(0, 6)}…` });
     };
-    text.split('\n').forEach((line) => {
-      for (const { value, kind } of redactor.findShapes(line)) add(value, kind);
-    });
-    let cassette: ReturnType<typeof parseCassette> | undefined;
+    const shapesIn = (s: string) => {
+      for (const { value, kind } of redactor.findShapes(s)) add(value, kind);
+    };
+    for (const line of text.split('\n')) shapesIn(line);
+    const documents = parsedDocuments(text);
+    for (const doc of documents) {
+      for (const s of stringsOf(doc)) shapesIn(s);
+      for (const s of decodedBase64(doc)) shapesIn(s);
+    }
+    let cassette: Cassette | undefined;
     try {
       cassette = parseCassette(text, file);
-    } catch {
-      cassette = undefined; // not a cassette: shapes only
+    } catch (err) {
+      const looksLikeOne = documents.find((d) => d !== null && typeof d === 'object' && 'interactions' in d);
+      if (looksLikeOne) {
+        warnings.push(`${(err as Error).message.split('\n')[0]}; scanned as text all the same`);
+        // Its secret fields are still worth a look, as far as its shape allows.
+        try {
+          for (const { value, kind } of redactor.findSecrets(looksLikeOne as Cassette)) add(value, kind);
+        } catch {
+          // Too broken for a field walk: the shapes above are what there is.
+        }
+      }
     }
     for (const { value, kind } of cassette ? redactor.findSecrets(cassette) : []) add(value, kind);
   }
-  return findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
+  findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
+  return { findings, warnings, files: files.length };
 }

@@ -102,8 +102,57 @@ describe('redaction', () => {
 describe('bench scan', () => {
   it('is clean on the committed cassettes', async () => {
     const r = await runBench(['scan', 'cassettes']);
-    expect(r.stdout).toBe('no secrets found\n');
+    expect(r.stdout).toMatch(/^no secrets found in \d+ files\n$/);
+    expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+  });
+
+  it('finds every secret planted in 24 files, however it is spelled, wherever it hides, and warns on a broken cassette', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-scan-planted-'));
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(dir, '.hidden', 'deeper'), { recursive: true });
+    const key = (n: number) => `sk-proj${String(n).padStart(2, '0')}Zq8xW3vN7mK2pL9rT4yB6cD1eF5gH0jA`;
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U';
+    const yamlEscaped = (s: string) => s.replace(/[a-z]/g, (c, i: number) => (i % 3 === 0 ? `\\x${c.charCodeAt(0).toString(16)}` : c));
+    // Written as a careless tool would, not through tapedeck's save (which would redact them).
+    const cassette = (body: string) =>
+      `version: 1\nmeta:\n  recorder: "t"\n  target: "http://x"\n  recordedAt: "now"\ninteractions:\n  - seq: 1\n    request:\n      method: "GET"\n      path: "/"\n      headers: {}\n    response:\n      status: 200\n      headers: {}\n      body: ${body}\n    timing:\n      start: 0\n`;
+    const planted: [string, string][] = [
+      ['plain.yaml', `token_note: "${key(1)}"\n`],
+      ['escaped.yaml', `note: "${yamlEscaped(key(2))}"\n`],
+      ['single-quoted.yaml', `note: 'it''s ${key(3)}'\n`],
+      ['folded.yaml', `note: >\n  ${key(4)}\n`],
+      ['unicode-escape.yaml', `note: "${key(5).replace('sk-', 'sk\\u002d')}"\n`],
+      ['.hidden/deeper/in-hidden.yaml', `note: "${key(6)}"\n`],
+      ['session.yaml.bak', `note: "${key(7)}"\n`],
+      ['notes.txt', `remember ${key(8)}\n`],
+      ['data.json', JSON.stringify({ note: key(9) })],
+      ['json-escaped.json', JSON.stringify({ note: key(10) }).replace('sk-', 'sk\\u002d')],
+      [
+        'recording.yaml.journal',
+        `${JSON.stringify({ k: 'meta', journal: 1 })}\n${JSON.stringify({ k: 'events', items: [{ data: key(11) }] })}\n`,
+      ],
+      ['base64-body.yaml', cassette(`{base64: "${Buffer.from(`auth ${key(12)}\u0000`).toString('base64')}"}`)],
+      ['json-body.yaml', cassette(`{json: {"note": "${key(13)}"}}`)],
+      ['text-body.yaml', cassette(`{text: "Bearer ${jwt}"}`)],
+      ['broken-cassette.yaml', `version: 1\nmeta: {recorder: t}\ninteractions:\n  - seq: nope\n    note: "${key(14)}"\n`],
+      ['har.har', JSON.stringify({ log: { entries: [{ response: { content: { text: key(15) } } }] } })],
+      ['.hidden/env.yaml', `OPENAI_API_KEY: ${key(16)}\n`],
+      ['no-extension', `${key(17)}\n`],
+      ['flow.yaml', `list: [a, "${key(18)}", b]\n`],
+      ['key-as-key.yaml', `"${key(19)}": 1\n`],
+      ['multi-line.yaml', `note: |\n  line one\n  ${key(20)}\n`],
+      ['github.yaml', `pat: "ghp_${'a1B2c3D4e5F6g7H8i9J0'.repeat(2).slice(0, 36)}"\n`],
+      ['aws.yaml', 'id: "AKIAIOSFODNN7EXAMPLE"\n'],
+      ['jwt.yaml', `t: "${jwt}"\n`],
+    ];
+    for (const [name, text] of planted) await writeFile(join(dir, name), text);
+    const r = await runBench(['scan', dir]);
+    expect(r.code).toBe(1);
+    const hits = new Set(r.stdout.split('\n').map((l) => l.split(':')[0]));
+    for (const [name] of planted) expect(hits, name).toContain(join(dir, name));
+    expect(r.stdout).toMatch(new RegExp(`${planted.length} files\\n$`));
+    expect(r.stderr).toMatch(/bench scan: .*broken-cassette\.yaml.*scanned as text all the same/);
   });
 
   it('finds a secret planted by hand, naming file and line, and exits 1', async () => {
