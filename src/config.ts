@@ -1,38 +1,87 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { type RedactionConfig, redactionConfigSchema } from './cassette/index.js';
 import { UsageError } from './errors.js';
 
-/** Reads a JSON config file's section; a missing default file gives undefined. */
+const CONFIG_NAME = 'tapedeck.config.json';
+
+/**
+ * The config file a command uses: `file` when given, else the nearest
+ * `tapedeck.config.json` from the working folder up to the repository root
+ * (the folder holding `.git`), so a command run in a subfolder still finds it.
+ */
+export async function findConfigFile(file?: string, from = process.cwd()): Promise<string | undefined> {
+  if (file) return file;
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    const candidate = join(dir, CONFIG_NAME);
+    if (
+      await stat(candidate).then(
+        (s) => s.isFile(),
+        () => false,
+      )
+    )
+      return candidate;
+    const atRoot = await stat(join(dir, '.git')).then(
+      () => true,
+      () => false,
+    );
+    if (atRoot || dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * Reads a JSON config file's section; no config file gives undefined. A file
+ * or a section that is not a JSON object is refused: a config never fails open.
+ */
 export async function readConfigSection(file: string | undefined, section: string): Promise<unknown> {
-  const path = file ?? 'tapedeck.config.json';
+  const path = await findConfigFile(file);
+  if (!path) return undefined;
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    if (!file && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new UsageError(`config ${path}: cannot be read (${(err as Error).message})`);
   }
+  let parsed: unknown;
   try {
-    return (JSON.parse(text) as Record<string, unknown> | null)?.[section];
+    parsed = JSON.parse(text);
   } catch (err) {
     throw new UsageError(`config ${path}: not valid JSON (${(err as Error).message})`);
   }
+  const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isObject(parsed))
+    throw new UsageError(
+      `config ${path}: expected a JSON object with sections such as "redact" and "drift", got ${JSON.stringify(parsed)}`,
+    );
+  const value = (parsed as Record<string, unknown>)[section];
+  if (value !== undefined && !isObject(value))
+    throw new UsageError(
+      `config ${path} ${section}: expected an object, got ${JSON.stringify(value)}; leave the section out for the defaults`,
+    );
+  return value;
 }
 
-/** The `redact` section of `tapedeck.config.json` (or `file`), checked; defaults when absent. */
+/** The `redact` section of the config (see `findConfigFile`), checked; defaults when absent. */
 export async function loadRedactionConfig(file?: string): Promise<RedactionConfig> {
+  const where = (await findConfigFile(file)) ?? CONFIG_NAME;
   const raw = await readConfigSection(file, 'redact');
   const result = redactionConfigSchema.safeParse(raw ?? {});
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new UsageError(`config ${file ?? 'tapedeck.config.json'} redact.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
+    throw new UsageError(`config ${where} redact.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
   }
   for (const p of result.data.patterns) {
+    let re: RegExp;
     try {
-      new RegExp(p);
+      re = new RegExp(p);
     } catch {
-      throw new UsageError(`config ${file ?? 'tapedeck.config.json'} redact.patterns: ${JSON.stringify(p)} is not a regular expression`);
+      throw new UsageError(`config ${where} redact.patterns: ${JSON.stringify(p)} is not a regular expression`);
     }
+    // A pattern that matches nothing at all matches everywhere: it would redact every string (and could not be undone).
+    if (re.test(''))
+      throw new UsageError(
+        `config ${where} redact.patterns: ${JSON.stringify(p)} matches the empty string, so it would match everywhere; make it match the secret itself`,
+      );
   }
   return result.data;
 }

@@ -61,6 +61,8 @@ export interface RecordingProxy {
   readonly port: number;
   /** What has been recorded so far, as a cassette. */
   cassette(): Cassette;
+  /** Ends open exchanges, stops listening and flushes the journal to disk; once, however often called. */
+  stop(): Promise<void>;
   /** Ends open streams as `proxy-closed`, stops listening and returns the final cassette; the journal stays until `discardJournal`. */
   close(): Promise<Cassette>;
   /**
@@ -395,6 +397,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     url,
     port,
     cassette,
+    stop,
     async close() {
       await stop();
       return cassette();

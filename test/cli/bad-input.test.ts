@@ -82,8 +82,37 @@ describe('bad input on the command line', () => {
     );
   });
 
+  it('a config that would fail open: not an object, a null section, a pattern that matches everywhere', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-config-open-'));
+    const cases: [unknown, RegExp][] = [
+      [null, /expected a JSON object with sections such as "redact" and "drift", got null/],
+      [[1], /expected a JSON object .*got \[1\]/],
+      [{ redact: null }, /redact: expected an object, got null; leave the section out for the defaults/],
+      [{ redact: [1] }, /redact: expected an object, got \[1\]/],
+      [{ redact: { patterns: [''] } }, /redact\.patterns: "" matches the empty string/],
+      [{ redact: { patterns: ['a|'] } }, /redact\.patterns: "a\|" matches the empty string/],
+      [{ redact: { patterns: ['(?:)'] } }, /redact\.patterns: "\(\?:\)" matches the empty string/],
+    ];
+    for (const [n, [config, message]] of cases.entries()) {
+      const file = join(dir, `c${n}.json`);
+      await writeFile(file, JSON.stringify(config));
+      expectOneLine(await runBench(['scan', 'cassettes', '--config', file]), message);
+    }
+  });
+
+  it('finds tapedeck.config.json in a parent folder when run from a subfolder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-config-up-'));
+    await writeFile(join(dir, 'tapedeck.config.json'), JSON.stringify({ redact: { patterns: ['ORD-\\d{8}'] } }));
+    const { mkdir } = await import('node:fs/promises');
+    await mkdir(join(dir, 'sub', 'deeper'), { recursive: true });
+    await writeFile(join(dir, 'sub', 'deeper', 'notes.txt'), 'order ORD-12345678 shipped\n');
+    const r = await runBench(['scan', '.'], { cwd: join(dir, 'sub', 'deeper') });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('notes.txt:1: pattern-1');
+  });
+
   it('every command has --help with an example', async () => {
-    for (const command of ['record', 'replay', 'replay-check', 'verify', 'drift', 'fuzz', 'proxy', 'inspect', 'scan', 'sim']) {
+    for (const command of ['record', 'replay', 'replay-check', 'verify', 'drift', 'fuzz', 'proxy', 'inspect', 'scan', 'sim', 'recover']) {
       const r = await runBench([command, '--help']);
       expect(r.code, command).toBe(0);
       expect(r.stdout, command).toMatch(/Example/);

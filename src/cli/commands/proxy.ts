@@ -68,8 +68,9 @@ Example:
         const cause = await stopped;
         say(`${cause}: closing open streams`);
         saving = true;
+        // From here the journal holds everything: a kill during the save loses nothing.
+        await proxy.stop();
         if (proxy.recorded === 0 && existing) {
-          await proxy.close();
           await proxy.discardJournal();
           say(`recorded nothing; ${flags.cassette} is left as it was`);
           return 0;
