@@ -70,6 +70,8 @@ Example:
         saving = true;
         // From here the journal holds everything: a kill during the save loses nothing.
         await proxy.stop();
+        if (proxy.journalError)
+          say(`the journal ${journal} could not be written (${proxy.journalError.message}): only this save holds the recording`);
         if (proxy.recorded === 0 && existing) {
           await proxy.discardJournal();
           say(`recorded nothing; ${flags.cassette} is left as it was`);
