@@ -104,6 +104,10 @@ describe('bench proxy keeps the recording whatever stops it', () => {
     });
     const recorder = (await descendants(npx.pid as number)).filter((pid) => readFileSyncSafe(`/proc/${pid}/cmdline`).includes('proxy'));
     expect(recorder.length).toBeGreaterThan(0);
+    // Once npx is gone these are no longer its descendants: stop them by PID should the test fail half-way.
+    cleanups.push(() => {
+      for (const pid of recorder) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    });
     const events = await readEvents(await fetch(`${url}/stream`), 3);
     expect(events).toHaveLength(3);
     expect(await (await fetch(`${url}/post`, { method: 'POST', body: 'hello' })).json()).toEqual({ got: 'hello', path: '/post' });
