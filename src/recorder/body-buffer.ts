@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import { type Body, MAX_STORED_BODY, omittedBody } from '../cassette/index.js';
+import { type Body, encodeBody, MAX_STORED_BODY, omittedBody } from '../cassette/index.js';
 
 /**
  * Gathers a body as it passes, up to the size a cassette keeps; past it, only
@@ -27,4 +27,9 @@ export class BodyBuffer {
     if (this.chunks) return this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
     return omittedBody(this.bytes, (this.hash as Hash).digest('hex'));
   }
+}
+
+/** A gathered body as a cassette stores it: its bytes encoded, or the mark already made for one too big. */
+export function storedBody(raw: Buffer | Body | undefined): Body | undefined {
+  return raw === undefined ? undefined : Buffer.isBuffer(raw) ? encodeBody(raw) : raw;
 }

@@ -18,6 +18,7 @@ import {
   type WsFrame,
 } from '../cassette/index.js';
 import { TapedeckError } from '../errors.js';
+import { storedBody } from './body-buffer.js';
 
 /** Where the journal of a recording bound for `cassette` lives: beside it, so a crash leaves it in plain sight. */
 export const journalPath = (cassette: string): string => `${cassette}.journal`;
@@ -194,7 +195,7 @@ export class JournalWriter {
       }
       case 'end': {
         const { bytes, ...rest } = e;
-        const body = bytes && (Buffer.isBuffer(bytes) ? encodeBody(bytes) : bytes);
+        const body = storedBody(bytes);
         const cleaned = one({
           request: blank,
           ...(body ? { response: { status: 200, headers: {}, body } } : {}),

@@ -8,7 +8,6 @@ import {
   type Cassette,
   type CassetteMeta,
   contentEncodingOf,
-  encodeBody,
   type Failure,
   type Interaction,
   type MachineFolders,
@@ -21,7 +20,7 @@ import {
 import { listen } from '../net/listen.js';
 import { type SseFrame, SseParser } from '../sse/index.js';
 import { TAPEDECK_VERSION } from '../version.js';
-import { BodyBuffer } from './body-buffer.js';
+import { BodyBuffer, storedBody } from './body-buffer.js';
 import { ContentDecoder } from './content-decoder.js';
 import { endToEndHeaders, headerValue } from './headers.js';
 import { JournalWriter } from './journal.js';
@@ -139,7 +138,6 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const active = new Map<Promise<void>, (reason: StopReason) => void>();
   // Bodies stay raw bytes while recording; choosing JSON, text or base64 waits for a snapshot.
   const rawBodies = new WeakMap<object, Buffer | Body>();
-  const stored = (raw: Buffer | Body | undefined) => (raw === undefined ? undefined : Buffer.isBuffer(raw) ? encodeBody(raw) : raw);
   let closing = false;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -369,8 +367,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   function* finalInteractions(): Generator<Interaction> {
     const portable = portableInteraction(options.folders);
     for (const i of timeline.interactions) {
-      const requestBody = stored(rawBodies.get(i.request));
-      const responseBody = i.response && stored(rawBodies.get(i.response));
+      const requestBody = storedBody(rawBodies.get(i.request));
+      const responseBody = i.response && storedBody(rawBodies.get(i.response));
       yield portable({
         ...i,
         request: requestBody ? { ...i.request, body: requestBody } : i.request,
