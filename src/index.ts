@@ -1,8 +1,93 @@
-export * from './cassette/index.js';
+// The package root: named exports only, so what is public is a decision made here, not an accident of a module's contents.
+export {
+  ALWAYS_REDACTED_HEADERS,
+  type Body,
+  CASSETTE_VERSION,
+  type Cassette,
+  CassetteError,
+  type CassetteErrorCode,
+  type CassetteMeta,
+  CONTENT_ENCODINGS,
+  type ContentEncoding,
+  cassetteJsonSchema,
+  cassetteSchema,
+  contentEncodingOf,
+  currentFolders,
+  DEFAULT_REDACTION,
+  DEFAULT_SECRET_FIELDS,
+  decodeBody,
+  encodeBody,
+  encodeContent,
+  exactJson,
+  type Failure,
+  folderRestorer,
+  type Headers,
+  type Interaction,
+  jsonDepthWithin,
+  loadCassette,
+  MAX_JSON_DEPTH,
+  MAX_STORED_BODY,
+  type MachineFolders,
+  makePortable,
+  makeRedactor,
+  omittedBody,
+  type PlaceholderMapper,
+  parseCassette,
+  payloadFromWire,
+  payloadOf,
+  payloadToWire,
+  placeholderMapper,
+  portableInteraction,
+  type RecordedRequest,
+  type RecordedResponse,
+  type RedactionConfig,
+  type Redactor,
+  redactCassette,
+  redactionConfigSchema,
+  redactionPlaceholder,
+  restoreBody,
+  type SseItem,
+  type SseStream,
+  type StreamEnd,
+  sendableCloseCode,
+  serializeCassette,
+  type Timing,
+  type WsFrame,
+  type WsPayload,
+  type WsSession,
+  wireBytes,
+  writeCassetteAtomic,
+  writeCassetteStream,
+  writeFileAtomic,
+} from './cassette/index.js';
 export { TapedeckError, UsageError } from './errors.js';
-export { findHarness, HARNESS_PROFILES, type HarnessProfile } from './harnesses/index.js';
-export { type Manifest, recordHarness, replayCheck, SessionDriver, type Verdict } from './probes/index.js';
+export { findHarness, HARNESS_PROFILES, type HarnessProfile, SessionDriver } from './families/omnigent/index.js';
+export { loadManifest, type Manifest, type ProbeResult, type Verdict } from './manifest/index.js';
 export { startRecordingProxy } from './recorder/index.js';
-export * from './replayer/index.js';
-export { startOmnigentSimulator } from './simulator/omnigent/index.js';
+export {
+  CassetteDispatcher,
+  type CassetteHandlers,
+  cassetteDispatcher,
+  cassetteHandlers,
+  type EntryInfo,
+  loadCassetteSet,
+  type MatchOptions,
+  MISSES_KEPT,
+  type NamedCassette,
+  type NearMiss,
+  parseTiming,
+  type ReplayAnswer,
+  ReplayEngine,
+  type ReplayOptions,
+  type ReplayRequest,
+  type ReplayServer,
+  type ReplayServerOptions,
+  STRICT_MISS_STATUS,
+  startReplayServer,
+  type TimingMode,
+  UnmatchedRequestError,
+} from './replayer/index.js';
+export { startOmnigentSimulator } from './simulators.js';
 export { parseSseText, SseParser, serializeSseFrame } from './sse/index.js';
+export { type RecordSuiteOptions, recordSuite, type Suite } from './suite/index.js';
+export { type ReplayCheckRow, recordTarget, replayCheck, SUITES, suiteForTarget } from './suites/index.js';

@@ -1,12 +1,10 @@
 import { cp, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { recordCodex } from '../codex/index.js';
 import { UsageError } from '../errors.js';
-import { recordGateway } from '../gateway/index.js';
-import { recordOpenCode } from '../opencode/index.js';
-import { recordPeer } from '../peers/index.js';
-import { type DriverTimings, loadManifest, recordHarness } from '../probes/index.js';
+import { loadManifest } from '../manifest/index.js';
+import type { Pace } from '../suite/index.js';
+import { recordTarget, suiteForTarget, suiteOfManifest, TARGETS } from '../suites/index.js';
 import { compareProfiles, type Finding } from './compare.js';
 import type { DriftConfig, Severity } from './config.js';
 import { profileFolder } from './profile.js';
@@ -29,21 +27,15 @@ export interface DriftOptions {
   failOn?: Severity | undefined;
   /** Replace the baseline with the candidate after reporting. */
   update?: boolean | undefined;
-  /** Driver timings for re-recording (live ones by default). */
-  timings?: DriverTimings | undefined;
+  /** How long re-recorded probes may wait (live by default; simulated when the server is a simulator). */
+  pace?: Pace | undefined;
   onProgress?: (line: string) => void;
 }
 
 const ORDER: Record<Severity, number> = { breaking: 0, notable: 1, info: 2 };
 
-export type DriftTarget = 'omnigent' | 'hermes' | 'codex' | 'opencode';
-/** The manifest `suite` each re-recording target produces. */
-const SUITE_OF: Record<DriftTarget, string> = {
-  omnigent: 'native-tui',
-  hermes: 'hermes-gateway',
-  codex: 'codex-app-server',
-  opencode: 'opencode-serve',
-};
+/** A `--target` name of the registry (`omnigent`, `hermes`, ...). */
+export type DriftTarget = string;
 
 async function isDir(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
@@ -65,10 +57,11 @@ async function harnessFolders(root: string, only?: string): Promise<[string, str
   return out.length > 0 || only ? out : [[basename(root), root]];
 }
 
-/** The suite of a recorded folder: its manifest's (native-tui when absent), or none for a loose folder. */
+/** The suite id of a recorded folder, or none for a loose folder. */
 async function suiteOf(dir: string): Promise<string | undefined> {
   if (!(await readdir(dir)).includes('manifest.yaml')) return undefined;
-  return (await loadManifest(join(dir, 'manifest.yaml'))).suite ?? 'native-tui';
+  const file = join(dir, 'manifest.yaml');
+  return suiteOfManifest(await loadManifest(file), file).id;
 }
 
 /** Re-records or reads the candidate, compares it with the baseline, and optionally adopts it. */
@@ -76,15 +69,17 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
   if ([options.server, options.peer, options.candidate].filter(Boolean).length !== 1)
     throw new UsageError('give exactly one of --server URL or --peer BINARY (re-record) or --candidate DIR (compare folders)');
   const target = options.target ?? 'omnigent';
-  if (options.peer && target !== 'codex' && target !== 'opencode')
-    throw new UsageError('--peer re-records a real codex or opencode server; add --target codex or --target opencode');
-  const suite = SUITE_OF[target];
+  const suite = suiteForTarget(target);
+  if (options.peer && !suite.peer)
+    throw new UsageError(
+      `--peer re-records a real vendor server; add --target ${TARGETS.filter((t) => suiteForTarget(t).peer).join(' or --target ')}`,
+    );
   const source = options.server ?? (options.peer ? `the real ${target} (${options.peer})` : undefined);
   const all = await harnessFolders(options.baseline, options.harness);
   const folders: [string, string][] = [];
   for (const [scope, dir] of all) {
     // One server serves one suite: re-recording only makes sense for the folders of that suite.
-    const mine = !source || (await suiteOf(dir)) === suite;
+    const mine = !source || (await suiteOf(dir)) === suite.id;
     if (mine) folders.push([scope, dir]);
     else options.onProgress?.(`leaving out ${scope}: it is not a ${target} recording (use --target to re-record it)`);
   }
@@ -103,19 +98,15 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
         const manifest = await loadManifest(join(baseDir, 'manifest.yaml'));
         const probes = manifest.probes.map((p) => p.probe);
         // Every suite records into a folder named like the baseline's (an omnigent harness folder already is), so several compare at once.
-        const suiteRun = { outDir: recorded, probes, folder: scope };
-        if (target === 'hermes') await recordGateway({ ...suiteRun, server: options.server, apiKey: options.apiKey });
-        else if (options.peer) await recordPeer(target as 'codex' | 'opencode', { ...suiteRun, binary: options.peer });
-        else if (target === 'codex') await recordCodex({ ...suiteRun, server: options.server });
-        else if (target === 'opencode') await recordOpenCode({ ...suiteRun, server: options.server });
-        else
-          await recordHarness({
-            harness: scope,
-            server: options.server,
-            outDir: recorded,
-            probes,
-            ...(options.timings ? { timings: options.timings } : {}),
-          });
+        await recordTarget(suite, {
+          outDir: recorded,
+          probes,
+          server: options.server,
+          peer: options.peer,
+          apiKey: options.apiKey,
+          ...(suite.variants ? { variant: scope } : { folder: scope }),
+          ...(options.pace ? { pace: options.pace } : {}),
+        });
         candDir = join(recorded, scope);
       } else {
         const cand = options.candidate as string;

@@ -4,8 +4,8 @@ import { streamsOf, verifyCassette } from '../contracts/index.js';
 import { BUILT_IN_PACKS } from '../contracts/packs/index.js';
 import { omnigentNativeTui } from '../contracts/packs/omnigent.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
+import { loadManifest, type Manifest } from '../manifest/manifest.js';
 import { routeTemplate } from '../net/route-template.js';
-import { loadManifest, type Manifest } from '../probes/manifest.js';
 import type { DriftConfig } from './config.js';
 import { addToShape, type Shape } from './shape.js';
 

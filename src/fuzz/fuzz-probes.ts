@@ -1,14 +1,8 @@
 import { basename, join } from 'node:path';
 import { loadCassette } from '../cassette/index.js';
-import { REPLAY_TIMINGS, recordedProbes, type Verdict } from '../probes/index.js';
+import type { Verdict } from '../manifest/index.js';
+import { recordedProbes } from '../suites/index.js';
 import { exploreCassette, type FuzzReport } from './fuzz-cassette.js';
-
-/**
- * Driver timings for fuzzing: replays release events at once, so a turn that
- * takes longer than this is stuck on the variation, and a stuck run should fail
- * fast because shrinking replays it many times.
- */
-export const FUZZ_TIMINGS = { ...REPLAY_TIMINGS, turnMs: 2000, denyObserveMs: 100 };
 
 /** The stream events each probe's verdict is about: a variation that adds or removes them changes the capability, not the driver. */
 const OBSERVED: Partial<Record<string, string[]>> = {
@@ -57,7 +51,7 @@ export async function fuzzProbes(dir: string, options: ProbeFuzzOptions): Promis
         ...(options.saveDir ? { saveCounterexample: join(options.saveDir, `${harness}.${basename(file)}`) } : {}),
       },
       async (c) => {
-        const out = await recorded.replay({ fetch: c.fetch, cassettes: c.cassettes }, FUZZ_TIMINGS);
+        const out = await recorded.replay({ fetch: c.fetch, cassettes: c.cassettes }, 'fuzz');
         // Kept from a failing run only: the counterexample's last replay may pass when the break is timing-dependent.
         if (out.replayed !== result.verdict) replayed = out.replayed;
         if (out.replayed !== result.verdict)

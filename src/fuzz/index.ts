@@ -12,7 +12,7 @@ export {
   fuzzCassette,
   newSeed,
 } from './fuzz-cassette.js';
-export { FUZZ_TIMINGS, fuzzProbes, type ProbeFuzzOptions, type ProbeFuzzRow } from './fuzz-probes.js';
+export { fuzzProbes, type ProbeFuzzOptions, type ProbeFuzzRow } from './fuzz-probes.js';
 export { transportReframing } from './transport.js';
 export {
   applyVariation,

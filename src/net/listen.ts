@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { UsageError } from '../errors.js';
 
 /** Listens on host:port (0 = any free port); a busy or forbidden port is a UsageError. */
@@ -15,4 +15,13 @@ export async function listen(server: Server, port: number, host: string): Promis
   }
   const actual = (server.address() as AddressInfo).port;
   return { port: actual, url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}` };
+}
+
+/** A free port on 127.0.0.1, for servers that cannot report the one they took. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

@@ -1,2 +1,1 @@
-export { PEER_FOLDERS, type RecordPeerOptions, recordPeer } from './record-peer.js';
-export { type PeerKind, type PeerServer, PeerStartError, processesUnder, type StartPeerOptions, startPeer } from './start-peer.js';
+export { type PeerServer, PeerStartError, processesUnder, type StartPeerOptions, startPeer } from './start-peer.js';

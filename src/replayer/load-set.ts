@@ -3,7 +3,7 @@ import { basename, join, relative } from 'node:path';
 import { type Cassette, loadCassette } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
-import { loadManifest } from '../probes/manifest.js';
+import { loadManifest } from '../manifest/manifest.js';
 import type { NamedCassette } from './engine.js';
 
 async function cassetteFiles(dir: string): Promise<string[]> {

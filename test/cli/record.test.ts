@@ -1,9 +1,9 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../families/omnigent/helpers.js';
 import { runBench } from '../helpers/cli.js';
 import { startServer } from '../helpers/servers.js';
-import { tempDir } from '../probes/helpers.js';
 
 describe('bench record', () => {
   it('shows progress per probe and ends with the verdict table', async () => {
@@ -37,9 +37,9 @@ describe('bench record', () => {
       [['--target', 'nope'], '--target "nope"'],
       [[], '--harness is required'],
       [['--target', 'hermes', '--server', 'http://127.0.0.1:9'], '--server needs --api-key'],
-      [['--target', 'hermes', '--probes', 'basic_turn'], 'unknown gateway probe "basic_turn"'],
+      [['--target', 'hermes', '--probes', 'basic_turn'], 'unknown hermes probe "basic_turn"'],
       [['--target', 'hermes', '--folder', '../elsewhere'], '--folder "../elsewhere": give a plain folder name'],
-      [['--harness', 'kiro-native', '--folder', 'k2'], '--folder is for the hermes, codex and opencode suites'],
+      [['--harness', 'kiro-native', '--folder', 'k2'], '--folder is for suites without variants'],
     ] as const) {
       const bad = await runBench(['record', ...args, '--out', out], { env: { HERMES_API_KEY: '' } });
       expect(bad.code).toBe(2);

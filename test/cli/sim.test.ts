@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CodexClient } from '../../src/codex/index.js';
+import { CodexClient } from '../../src/families/codex/index.js';
 import { runBench, startBench } from '../helpers/cli.js';
 
 describe('bench sim', () => {

@@ -5,12 +5,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { writeCassetteAtomic } from '../../src/cassette/index.js';
 import { DEFAULT_DRIFT_CONFIG, renderDriftJunit, renderDriftMarkdown, renderDriftText, runDrift } from '../../src/drift/index.js';
-import { SIMULATOR_TIMINGS } from '../../src/probes/index.js';
+import { startCodexSimulator } from '../../src/families/codex/simulator/index.js';
+import { startHermesSimulator } from '../../src/families/hermes/simulator/index.js';
+import { startOmnigentSimulator } from '../../src/families/omnigent/simulator/index.js';
+import { startOpenCodeSimulator } from '../../src/families/opencode/simulator/index.js';
 import { startRecordingProxy } from '../../src/recorder/index.js';
-import { startCodexSimulator } from '../../src/simulator/codex/index.js';
-import { startHermesSimulator } from '../../src/simulator/hermes/index.js';
-import { startOmnigentSimulator } from '../../src/simulator/omnigent/index.js';
-import { startOpenCodeSimulator } from '../../src/simulator/opencode/index.js';
 import { runBench } from '../helpers/cli.js';
 
 const BASELINE = join(import.meta.dirname, '..', '..', 'cassettes', 'claude-native');
@@ -22,7 +21,7 @@ afterEach(async () => {
 async function driftAgainst(options: Parameters<typeof startOmnigentSimulator>[0]) {
   const sim = await startOmnigentSimulator(options);
   closers.push(() => sim.close());
-  return runDrift({ baseline: BASELINE, server: sim.url, config: DEFAULT_DRIFT_CONFIG, timings: SIMULATOR_TIMINGS });
+  return runDrift({ baseline: BASELINE, server: sim.url, config: DEFAULT_DRIFT_CONFIG, pace: 'simulated' });
 }
 
 describe('bench drift --server against a changed server', () => {
@@ -160,7 +159,7 @@ describe('bench drift --candidate', () => {
     const peer = await runBench(['drift', '--baseline', 'cassettes', '--peer', 'codex']);
     expect([peer.code, peer.stderr]).toEqual([
       2,
-      'bench: --peer re-records a real codex or opencode server; add --target codex or --target opencode\n',
+      'bench: --peer re-records a real vendor server; add --target codex or --target opencode\n',
     ]);
   });
 });

@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../src/cassette/index.js';
-import { loadCodexProtocol } from '../../src/codex/index.js';
 import { verifyCassette } from '../../src/contracts/index.js';
 import { DEFAULT_DRIFT_CONFIG, runDrift } from '../../src/drift/index.js';
-import { PEER_FOLDERS, type PeerKind, processesUnder, recordPeer } from '../../src/peers/index.js';
-import { replayCheck } from '../../src/probes/index.js';
+import { loadCodexProtocol } from '../../src/families/codex/index.js';
+import { processesUnder } from '../../src/peers/index.js';
+import { recordTarget, replayCheck, suiteForTarget } from '../../src/suites/index.js';
+
+type PeerKind = 'opencode' | 'codex';
 
 const run = promisify(execFile);
 const HERE = import.meta.dirname;
@@ -33,11 +35,12 @@ afterAll(async () => {
 });
 
 describe.each([['opencode' as const], ['codex' as const]])('the real %s server', (kind) => {
-  const folder = PEER_FOLDERS[kind];
+  const suite = suiteForTarget(kind);
+  const folder = suite.peer?.folder as string;
   let root = '';
 
   it('records every probe through the recording proxy as SUPPORTED, and leaves no process or folder behind', async () => {
-    const manifest = await recordPeer(kind, { binary: BINARIES[kind], outDir: out, onStarted: (peer) => (root = peer.root) });
+    const manifest = await recordTarget(suite, { peer: BINARIES[kind], outDir: out, onPeerStarted: (peer) => (root = peer.root) });
     expect(manifest.probes.map((p) => [p.probe, p.verdict])).toEqual(manifest.probes.map((p) => [p.probe, 'SUPPORTED']));
     expect(manifest.target).toMatch(kind === 'opencode' ? /^opencode serve 1\.18\.33 / : /^codex app-server 0\.171\.0 /);
     expect(root).not.toBe('');
@@ -88,7 +91,7 @@ describe('the codex protocol the pinned binary describes (generate-json-schema)'
     const protocol = await loadCodexProtocol(dir);
     const folders = ['codex-app-server', 'codex-app-server-real'].map((f) => join(COMMITTED, f));
     let frames = 0;
-    for (const folder of [...folders, join(out, PEER_FOLDERS.codex)]) {
+    for (const folder of [...folders, join(out, suiteForTarget('codex').peer?.folder as string)]) {
       for (const file of (await readdir(folder)).filter((f) => f !== 'manifest.yaml')) {
         const session = (await loadCassette(join(folder, file))).interactions[0]?.response?.websocket?.frames ?? [];
         frames += session.length;

@@ -2,6 +2,8 @@ import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { codexPeer } from '../../src/families/codex/peer.js';
+import { opencodePeer } from '../../src/families/opencode/peer.js';
 import { PeerStartError, processesUnder, startPeer } from '../../src/peers/index.js';
 
 const scripts: string[] = [];
@@ -29,7 +31,7 @@ describe('startPeer', () => {
   it('stops the whole process group and what escaped it, then removes its HOME', async () => {
     // A child in the group, a child in a session of its own (out of the group), and the server itself.
     const binary = await fakeBinary('sleep 300 &\nsetsid sleep 301 &\necho "  listening on: ws://127.0.0.1:9" >&2\nexec sleep 302');
-    const peer = await startPeer('codex', { binary, modelBaseUrl: 'http://127.0.0.1:9/v1' });
+    const peer = await startPeer('codex', codexPeer, { binary, modelBaseUrl: 'http://127.0.0.1:9/v1' });
     expect([peer.url, peer.version]).toEqual(['ws://127.0.0.1:9', 'fake-cli 9.9.9']);
     // Even asking for the version happened under the throwaway HOME, never the caller's.
     expect((await readFile(join(binary, '..', 'home-at-version'), 'utf8')).trim()).toBe(join(peer.root, 'home'));
@@ -44,7 +46,7 @@ describe('startPeer', () => {
   it('a server that exits before listening is a PeerStartError carrying its stderr, and nothing is left behind', async () => {
     const before = await peerRoots();
     const binary = await fakeBinary('echo "error: no config" >&2\nexit 3');
-    const err = await startPeer('codex', { binary, modelBaseUrl: 'http://127.0.0.1:9/v1' }).catch((e: unknown) => e);
+    const err = await startPeer('codex', codexPeer, { binary, modelBaseUrl: 'http://127.0.0.1:9/v1' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PeerStartError);
     expect((err as Error).message).toBe(
       'codex exited (code 3) before listening: error: no config; check the binary runs on its own (codex --version)',
@@ -54,7 +56,9 @@ describe('startPeer', () => {
 
   it('a binary that cannot run is a PeerStartError naming it, and its HOME is removed', async () => {
     const before = await peerRoots('opencode');
-    const err = await startPeer('opencode', { binary: '/nonexistent/opencode', modelBaseUrl: 'http://x/v1' }).catch((e: unknown) => e);
+    const err = await startPeer('opencode', opencodePeer, { binary: '/nonexistent/opencode', modelBaseUrl: 'http://x/v1' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(PeerStartError);
     expect((err as Error).message).toMatch(/^\/nonexistent\/opencode --version failed \(.*\); give the path of the opencode binary$/);
     expect(await peerRoots('opencode')).toEqual(before);

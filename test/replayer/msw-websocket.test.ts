@@ -3,7 +3,7 @@ import { setupServer } from 'msw/node';
 import { WebSocket as UndiciWebSocket } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../src/cassette/index.js';
-import { CODEX_PROBES, observeCodexProbe } from '../../src/codex/index.js';
+import { CODEX_PROBES, observeCodexProbe } from '../../src/families/codex/index.js';
 import { cassetteHandlers } from '../../src/replayer/index.js';
 
 const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');

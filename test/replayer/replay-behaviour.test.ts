@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Cassette, loadCassette, parseCassette, serializeCassette } from '../../src/cassette/index.js';
-import { findHarness } from '../../src/harnesses/index.js';
-import { SessionDriver } from '../../src/probes/index.js';
-import { StreamReader } from '../../src/probes/stream-reader.js';
+import { findHarness } from '../../src/families/omnigent/harnesses.js';
+import { SessionDriver } from '../../src/families/omnigent/index.js';
+import { openSessionStream } from '../../src/families/omnigent/session-client.js';
+import { startOmnigentSimulator } from '../../src/families/omnigent/simulator/index.js';
 import { startRecordingProxy } from '../../src/recorder/index.js';
 import { ReplayEngine, startReplayServer } from '../../src/replayer/index.js';
-import { startOmnigentSimulator } from '../../src/simulator/omnigent/index.js';
 import { SseParser } from '../../src/sse/index.js';
 import { readBody, sleep, startServer } from '../helpers/servers.js';
 
@@ -108,7 +108,7 @@ describe('replay', () => {
       const driver = new SessionDriver(baseUrl, harness as NonNullable<typeof harness>, undefined, (u, i) => fetchImpl(u, i));
       if (!sessionId) await driver.provision();
       const id = sessionId ?? driver.session;
-      const reader = await StreamReader.open(baseUrl, id, (u, i) => fetchImpl(u, i), 5000);
+      const reader = await openSessionStream(baseUrl, id, (u, i) => fetchImpl(u, i), 5000);
       await fetchImpl(`${baseUrl}/v1/sessions/${id}/events`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

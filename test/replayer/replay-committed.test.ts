@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../src/cassette/index.js';
-import { type ReplayCheckRow, type ReplayDoor, replayCheck } from '../../src/probes/index.js';
 import { cassetteHandlers, type ReplayEngine } from '../../src/replayer/index.js';
+import type { ReplayDoor } from '../../src/suite/index.js';
+import { type ReplayCheckRow, replayCheck } from '../../src/suites/index.js';
 
 const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
 const server = setupServer();

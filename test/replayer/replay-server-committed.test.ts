@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCassette } from '../../src/cassette/index.js';
-import { replayCheck } from '../../src/probes/index.js';
 import { startReplayServer } from '../../src/replayer/index.js';
+import { replayCheck } from '../../src/suites/index.js';
 
 const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
 
@@ -22,8 +22,8 @@ describe('offline replay over a real socket', () => {
 describe('a recorded harness folder served as one set', () => {
   it.each(['claude-native', 'cursor-native'])('replays every probe of %s in order against one server', async (harnessId) => {
     const { loadCassetteSet } = await import('../../src/replayer/index.js');
-    const { loadManifest, observeProbe, PROBES, REPLAY_TIMINGS, reconcile, SessionDriver } = await import('../../src/probes/index.js');
-    const { findHarness } = await import('../../src/harnesses/index.js');
+    const { findHarness, observeProbe, PROBES, REPLAY_TIMINGS, SessionDriver } = await import('../../src/families/omnigent/index.js');
+    const { loadManifest, reconcile } = await import('../../src/manifest/index.js');
     const folder = join(CASSETTES, harnessId);
     const replay = await startReplayServer(await loadCassetteSet(folder));
     const harness = findHarness(harnessId);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type MockModel, startMockModel } from '../../src/simulator/model/index.js';
+import { type MockModel, startMockModel } from '../../src/mock-model/index.js';
 
 let model: MockModel | undefined;
 afterEach(async () => {

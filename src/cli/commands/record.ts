@@ -1,12 +1,8 @@
 import type { Command } from 'commander';
-import { CODEX_PROBE_NAMES, recordCodex } from '../../codex/index.js';
 import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
-import { GATEWAY_PROBE_NAMES, recordGateway } from '../../gateway/index.js';
-import { recordableHarnessIds } from '../../harnesses/index.js';
-import { OPENCODE_PROBE_NAMES, recordOpenCode } from '../../opencode/index.js';
-import { type PeerKind, recordPeer } from '../../peers/index.js';
-import { type Manifest, PROBE_NAMES, recordHarness, VERDICT_SYMBOL, type Verdict } from '../../probes/index.js';
+import { type Manifest, VERDICT_SYMBOL, type Verdict } from '../../manifest/index.js';
+import { recordTarget, SUITES, suiteForTarget } from '../../suites/index.js';
 import { parseSeed, parseWholeMs } from '../options.js';
 import { runCommand } from '../run-command.js';
 
@@ -35,25 +31,32 @@ export function verdictTable(manifest: Manifest): string {
 }
 
 export function registerRecord(program: Command): void {
+  const harnesses = suiteForTarget('omnigent').variants?.ids ?? [];
+  const withPeer = SUITES.filter((s) => s.peer).map((s) => s.target);
+  const withoutVariants = SUITES.filter((s) => !s.variants).map((s) => s.target);
   program
     .command('record')
     .description('run a probe suite through the recording proxy; one cassette per probe plus a manifest of verdicts')
-    .option('--harness <id>', `native-tui harness (omnigent target): ${recordableHarnessIds().join(', ')}`)
-    .option(
-      '--target <kind>',
-      'omnigent (the session API bench, needs --harness), hermes (the gateway probes), codex (codex app-server over WebSocket) or opencode (opencode serve)',
-      'omnigent',
-    )
+    .option('--harness <id>', `native-tui harness (omnigent target): ${harnesses.join(', ')}`)
+    .option('--target <kind>', SUITES.map((s) => `${s.target}: ${s.summary}`).join('; '), 'omnigent')
     .option('--server <url>', 'a live server to record; without it the embedded simulator of the target runs')
     .option(
       '--peer <binary>',
-      "codex, opencode: start this real vendor binary against tapedeck's mock model (isolated HOME, 127.0.0.1) and record it",
+      `${withPeer.join(', ')}: start this real vendor binary against tapedeck's mock model (isolated HOME, 127.0.0.1) and record it`,
     )
-    .option('--folder <name>', "hermes, codex, opencode: the folder under --out (default: the suite's own; with --peer, <suite>-real)")
-    .option('--api-key <key>', 'hermes: the gateway API key for --server (default $HERMES_API_KEY)')
+    .option(
+      '--folder <name>',
+      `${withoutVariants.join(', ')}: the folder under --out (default: the suite's own; with --peer, <suite>-real)`,
+    )
+    .option(
+      '--api-key <key>',
+      `the live server's key for --server (default ${SUITES.filter((s) => s.apiKeyEnv)
+        .map((s) => `$${s.apiKeyEnv} for ${s.target}`)
+        .join(', ')})`,
+    )
     .option(
       '--probes <list>',
-      `comma-separated subset of: ${PROBE_NAMES.join(', ')} (omnigent); ${GATEWAY_PROBE_NAMES.join(', ')} (hermes); ${CODEX_PROBE_NAMES.join(', ')} (codex); ${OPENCODE_PROBE_NAMES.join(', ')} (opencode)`,
+      `comma-separated subset of: ${SUITES.map((s) => `${s.probes.map((p) => p.name).join(', ')} (${s.target})`).join('; ')}`,
     )
     .option('--out <dir>', 'folder for <harness>/<probe>.yaml and <harness>/manifest.yaml', 'cassettes')
     .option('--seed <n>', 'simulator seed: the same seed gives the same ids', parseSeed, 1)
@@ -108,45 +111,24 @@ Examples:
           if (e.kind === 'start') process.stderr.write(`  ${e.probe} ... `);
           else process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
         };
-        if (!['omnigent', 'hermes', 'codex', 'opencode'].includes(flags.target))
-          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent (with --harness), hermes, codex or opencode`);
-        if (flags.target === 'omnigent' && !flags.harness)
+        const suite = suiteForTarget(flags.target);
+        if (flags.folder !== undefined && suite.variants)
           throw new UsageError(
-            `--harness is required for the omnigent target: ${recordableHarnessIds().join(', ')}; or use --target hermes`,
+            `--folder is for suites without variants; a ${suite.target} recording goes in its --${suite.variants.flag} folder`,
           );
-        if (flags.target !== 'omnigent' && flags.harness)
-          throw new UsageError(`--harness names an omnigent harness; the ${flags.target} target records its own probes without one`);
-        if (flags.peer && flags.target !== 'codex' && flags.target !== 'opencode')
-          throw new UsageError(`--peer runs a real codex or opencode server; use it with --target codex or --target opencode`);
-        if (flags.peer && flags.server) throw new UsageError('--peer starts the server itself; give --peer or --server, not both');
-        if (flags.folder !== undefined && flags.target === 'omnigent')
-          throw new UsageError('--folder is for the hermes, codex and opencode suites; an omnigent recording goes in its harness folder');
-        const common = {
+        const manifest = await recordTarget(suite, {
           server: flags.server,
+          peer: flags.peer,
+          apiKey: flags.apiKey ?? (suite.apiKeyEnv ? process.env[suite.apiKeyEnv] : undefined),
+          variant: flags.harness,
           folder: flags.folder,
           probes,
           outDir: flags.out,
-          seed: flags.seed,
+          simulator: { seed: flags.seed, latencyMs: flags.latency },
           redact: await loadRedactionConfig(flags.config),
           onProgress: progress,
-        };
-        const manifest = flags.peer
-          ? await recordPeer(flags.target as PeerKind, {
-              ...common,
-              binary: flags.peer,
-              onStarted: (peer) => human && process.stderr.write(`${flags.target} ${peer.version} listening on ${peer.url}\n`),
-            })
-          : flags.target === 'opencode'
-            ? await recordOpenCode({ ...common, password: process.env.OPENCODE_SERVER_PASSWORD })
-            : flags.target === 'codex'
-              ? await recordCodex(common)
-              : flags.target === 'hermes'
-                ? await recordGateway({ ...common, apiKey: flags.apiKey ?? process.env.HERMES_API_KEY })
-                : await recordHarness({
-                    ...common,
-                    harness: flags.harness as string,
-                    simulator: { seed: flags.seed, latencyMs: flags.latency },
-                  });
+          onPeerStarted: (peer) => human && process.stderr.write(`${flags.target} ${peer.version} listening on ${peer.url}\n`),
+        });
         if (flags.json) {
           process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
         } else {

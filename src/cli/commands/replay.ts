@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { type ReplayCheckRow, replayCheck } from '../../probes/index.js';
 import { loadCassetteSet, startReplayServer } from '../../replayer/index.js';
+import { type ReplayCheckRow, replayCheck } from '../../suites/index.js';
 import { parseByteCount, parseMissStatus, parsePort } from '../options.js';
 import { runCommand } from '../run-command.js';
 import { whenStopped } from '../stop-signal.js';

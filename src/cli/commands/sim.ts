@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { startCodexSimulator } from '../../simulator/codex/index.js';
-import { SIMULATOR_API_KEY, startHermesSimulator } from '../../simulator/hermes/index.js';
-import { startMockModel } from '../../simulator/model/index.js';
-import { startOmnigentSimulator } from '../../simulator/omnigent/index.js';
-import { startOpenCodeSimulator } from '../../simulator/opencode/index.js';
+import { SIMULATOR_API_KEY, startMockModel } from '../../simulators.js';
+import { SUITES, suiteForTarget, TARGETS } from '../../suites/index.js';
 import { parsePort, parseSeed, parseWholeMs } from '../options.js';
 import { runCommand } from '../run-command.js';
 import { whenStopped } from '../stop-signal.js';
@@ -25,7 +22,7 @@ export function registerSim(program: Command): void {
     .description('run a simulator standalone: the omnigent session API (default) or the Hermes gateway, with deterministic ids')
     .option(
       '--target <kind>',
-      'omnigent, hermes, codex (codex app-server over WebSocket), opencode (opencode serve) or model (the mock model real vendor servers run against)',
+      `${SUITES.map((s) => s.target).join(', ')} or model (the mock model real vendor servers run against)`,
       'omnigent',
     )
     .option('--api-key <key>', `hermes: the key clients must send as Bearer (default ${SIMULATOR_API_KEY})`)
@@ -46,32 +43,16 @@ export function registerSim(program: Command): void {
       runCommand(async () => {
         // A signal, or the wrapper that started us (npx, a shell) gone.
         const stopped = whenStopped(() => {});
-        if (!['omnigent', 'hermes', 'codex', 'opencode', 'model'].includes(flags.target))
-          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent, hermes, codex, opencode or model`);
+        if (flags.target !== 'model' && !TARGETS.includes(flags.target))
+          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use ${TARGETS.join(', ')} or model`);
+        const suite = flags.target === 'model' ? undefined : suiteForTarget(flags.target);
         if (flags.target !== 'omnigent' && flags.mutate) throw new UsageError('--mutate applies to the omnigent simulator only');
         if (flags.apiKey !== undefined && flags.apiKey.length < 16)
           throw new UsageError('--api-key must be at least 16 characters, as the real gateway requires');
-        const sim =
-          flags.target === 'model'
-            ? await startMockModel({ port: flags.port, host: flags.host })
-            : flags.target === 'opencode'
-              ? await startOpenCodeSimulator({ port: flags.port, host: flags.host, seed: flags.seed })
-              : flags.target === 'codex'
-                ? await startCodexSimulator({ port: flags.port, host: flags.host, seed: flags.seed })
-                : flags.target === 'hermes'
-                  ? await startHermesSimulator({
-                      port: flags.port,
-                      host: flags.host,
-                      seed: flags.seed,
-                      ...(flags.apiKey ? { apiKey: flags.apiKey } : {}),
-                    })
-                  : await startOmnigentSimulator({
-                      port: flags.port,
-                      host: flags.host,
-                      seed: flags.seed,
-                      latencyMs: flags.latency,
-                      ...(flags.mutate ? { mutate: flags.mutate } : {}),
-                    });
+        const options = { port: flags.port, host: flags.host, seed: flags.seed, latencyMs: flags.latency, apiKey: flags.apiKey };
+        const sim = suite
+          ? await suite.simulator.start({ ...options, ...(flags.mutate ? { mutate: flags.mutate } : {}) })
+          : await startMockModel({ port: flags.port, host: flags.host });
         process.stdout.write(`listening on ${sim.url}\n`);
         await stopped;
         await sim.close();

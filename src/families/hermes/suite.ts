@@ -1,0 +1,44 @@
+import { UsageError } from '../../errors.js';
+import { reconcile } from '../../manifest/index.js';
+import { observeSafely, REPLAY_ORIGIN, type Suite, simulatorBasics, TURN_MS, throughDoor } from '../../suite/index.js';
+import { HermesClient } from './client.js';
+import { HERMES_PROBES, type HermesProbe } from './probes.js';
+import { startHermesSimulator } from './simulator/index.js';
+
+/** Packs for hermes cassettes; each applies only to the stream routes it describes. */
+export const HERMES_PACKS = ['openai/chat-completions', 'hermes/responses', 'hermes/runs', 'hermes/session-stream'];
+
+/** The Hermes gateway's probes: chat and Responses streams, runs with clarify and approval, cancel, room grants. */
+export const hermesSuite: Suite<HermesProbe> = {
+  id: 'hermes-gateway',
+  target: 'hermes',
+  summary: 'the Hermes gateway probes (live servers need --api-key or $HERMES_API_KEY)',
+  folder: 'hermes',
+  packs: HERMES_PACKS,
+  probes: HERMES_PROBES,
+  apiKeyEnv: 'HERMES_API_KEY',
+  simulator: {
+    describe: (seed) => `embedded hermes gateway simulator (seed ${seed})`,
+    start: (o) => startHermesSimulator({ ...simulatorBasics(o), ...(o.apiKey ? { apiKey: o.apiKey } : {}) }),
+  },
+  plan: (context, selected) => {
+    if (!context.apiKey) throw new UsageError('--server needs --api-key (or HERMES_API_KEY): the gateway refuses requests without its key');
+    const apiKey = context.apiKey;
+    return {
+      folder: 'hermes',
+      probes: selected,
+      declare: () => ({ declared: 'SUPPORTED' }),
+      observe: (probe, url) => observeSafely(() => probe.run(new HermesClient(url, apiKey), TURN_MS[context.pace])),
+    };
+  },
+  // Any API key works against a replay: the replayer matches the redacted header.
+  replay: async (recorded, door, pace = 'replay') => {
+    const probe = HERMES_PROBES.find((p) => p.name === recorded.probe);
+    if (!probe) throw new UsageError(`unknown hermes probe ${recorded.probe}; probes: ${HERMES_PROBES.map((p) => p.name).join(', ')}`);
+    return throughDoor(door, async () => {
+      const client = new HermesClient(door.baseUrl ?? REPLAY_ORIGIN, 'replay-key', door.fetch);
+      const { observed, reason } = await observeSafely(() => probe.run(client, TURN_MS[pace]));
+      return { replayed: reconcile(observed, 'SUPPORTED'), reason };
+    });
+  },
+};

@@ -1,0 +1,128 @@
+import { TapedeckError, UsageError } from '../../errors.js';
+import { reconcile, type Verdict } from '../../manifest/index.js';
+import { type Pace, REPLAY_ORIGIN, type Suite, simulatorBasics, throughDoor } from '../../suite/index.js';
+import { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
+import { ProvisioningError, ServerResponseError } from './errors.js';
+import { findHarness, type HarnessProfile, recordableHarnessIds } from './harnesses.js';
+import { PROBES, type Probe } from './probes.js';
+import { type OmnigentSimulatorOptions, startOmnigentSimulator } from './simulator/index.js';
+
+/** Driver timings against the embedded simulator: it never needs the live ceilings. */
+export const SIMULATOR_TIMINGS: DriverTimings = {
+  provisionMs: 5000,
+  turnMs: 30_000,
+  settleMs: 40,
+  denyObserveMs: 1000,
+  interruptHoldMs: 150,
+  pollMs: 20,
+};
+/** Driver timings against a replay: events are released as soon as they are due, so nothing needs long waits. */
+export const REPLAY_TIMINGS: DriverTimings = {
+  provisionMs: 2000,
+  turnMs: 10_000,
+  settleMs: 1,
+  denyObserveMs: 300,
+  interruptHoldMs: 1,
+  pollMs: 5,
+};
+/** Driver timings for fuzzing: a turn that takes longer than this is stuck on the variation, and shrinking replays it many times. */
+export const FUZZ_TIMINGS: DriverTimings = { ...REPLAY_TIMINGS, turnMs: 2000, denyObserveMs: 100 };
+const TIMINGS: Record<Pace, DriverTimings> = {
+  simulated: SIMULATOR_TIMINGS,
+  live: LIVE_TIMINGS,
+  replay: REPLAY_TIMINGS,
+  fuzz: FUZZ_TIMINGS,
+};
+
+/** Packs that apply to native-tui recordings (checked by `bench verify`). */
+export const NATIVE_TUI_PACKS = ['omnigent/stream', 'omnigent/native-tui'];
+
+/** Validates a harness id for recording: known, native-tui, and safe as a folder name. */
+export function recordableHarness(id: string): HarnessProfile {
+  const harness = findHarness(id);
+  if (!harness || !/^[a-z0-9][a-z0-9-]*$/.test(id)) {
+    throw new UsageError(`unknown harness ${JSON.stringify(id)}; known native-tui harnesses: ${recordableHarnessIds().join(', ')}`);
+  }
+  if (harness.integrationMode !== 'native-tui') {
+    throw new UsageError(
+      `${id} is a ${harness.integrationMode} harness; bench record drives native-tui harnesses: ${recordableHarnessIds().join(', ')}`,
+    );
+  }
+  return harness;
+}
+
+async function checkReachable(server: string): Promise<void> {
+  try {
+    new URL(server);
+  } catch {
+    throw new UsageError(`--server ${JSON.stringify(server)} is not a URL; give one like http://127.0.0.1:6767`);
+  }
+  try {
+    const res = await fetch(new URL('/health', server), { signal: AbortSignal.timeout(5000) });
+    await res.arrayBuffer();
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+    throw new TapedeckError(
+      'server_unreachable',
+      `cannot reach ${server} (${cause}); is the server running? Omit --server to record the embedded simulator`,
+    );
+  }
+}
+
+/**
+ * Provisions a session and runs one probe. Infrastructure trouble (HTTP errors,
+ * provisioning timeouts) is SKIPPED with the reason, never a capability verdict.
+ */
+export async function observeProbe(probe: Probe, driver: SessionDriver): Promise<{ observed: Verdict; reason: string }> {
+  try {
+    await driver.provision();
+    const { observed, note } = await probe.run(driver, probe.declare(driver.harness).declared);
+    // Cleaning up is not part of the verdict: a server that refuses deletion still gets its verdict.
+    await driver.teardown().catch(() => {});
+    return { observed, reason: note };
+  } catch (err) {
+    const infra = err instanceof ProvisioningError || err instanceof ServerResponseError;
+    return { observed: infra ? 'SKIPPED' : 'UNKNOWN', reason: `${infra ? '' : 'probe error: '}${(err as Error).message}` };
+  }
+}
+
+/** The omnigent session API bench: native-tui harnesses, one folder each, the bench's eight probes. */
+export const omnigentSuite: Suite<Probe> = {
+  id: 'native-tui',
+  target: 'omnigent',
+  summary: 'the omnigent session API bench (native-tui harnesses; needs --harness)',
+  folder: 'omnigent',
+  packs: NATIVE_TUI_PACKS,
+  probes: PROBES,
+  variants: { flag: 'harness', ids: recordableHarnessIds(), check: (id) => void recordableHarness(id) },
+  checkServer: checkReachable,
+  simulator: {
+    describe: (seed) => `embedded omnigent simulator (seed ${seed})`,
+    start: (o) =>
+      startOmnigentSimulator({
+        ...(o.extra as OmnigentSimulatorOptions | undefined),
+        ...simulatorBasics(o),
+        ...(o.mutate ? { mutate: o.mutate } : {}),
+      }),
+  },
+  plan: (context, selected) => {
+    const harness = recordableHarness(context.variant as string);
+    return {
+      folder: harness.id,
+      probes: selected,
+      gate: 'basic_turn',
+      declare: (probe) => probe.declare(harness),
+      observe: (probe, url) => observeProbe(probe, new SessionDriver(url, harness, TIMINGS[context.pace])),
+    };
+  },
+  replay: async (recorded, door, pace = 'replay') => {
+    const harness = recordableHarness(recorded.harness);
+    const probe = PROBES.find((p) => p.name === recorded.probe);
+    if (!probe) throw new UsageError(`unknown omnigent probe ${recorded.probe}`);
+    return throughDoor(door, async () => {
+      const driver = new SessionDriver(door.baseUrl ?? REPLAY_ORIGIN, harness, TIMINGS[pace], door.fetch);
+      const { observed, reason } = await observeProbe(probe, driver);
+      return { replayed: reconcile(observed, probe.declare(harness).declared), reason };
+    });
+  },
+};

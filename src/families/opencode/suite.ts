@@ -1,0 +1,63 @@
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UsageError } from '../../errors.js';
+import { reconcile } from '../../manifest/index.js';
+import {
+  type FetchLike,
+  JsonClient,
+  observeSafely,
+  REPLAY_ORIGIN,
+  type Suite,
+  simulatorBasics,
+  TURN_MS,
+  throughDoor,
+} from '../../suite/index.js';
+import { opencodePeer } from './peer.js';
+import { OPENCODE_PROBES, type OpenCodeProbe } from './probes.js';
+import { startOpenCodeSimulator } from './simulator/index.js';
+
+export const OPENCODE_FOLDER = 'opencode-serve';
+export const OPENCODE_PACKS = ['opencode/events'];
+
+/** The client every opencode probe uses: the workspace as `x-opencode-directory`, Basic auth when a password is set. */
+async function clientFor(baseUrl: string, fetch?: FetchLike, password?: string): Promise<JsonClient> {
+  const directory = join(tmpdir(), 'tapedeck-bench', OPENCODE_FOLDER);
+  await mkdir(directory, { recursive: true });
+  const auth = password ? { authorization: `Basic ${Buffer.from(`opencode:${password}`).toString('base64')}` } : {};
+  return new JsonClient(baseUrl, { 'x-opencode-directory': directory, ...auth }, fetch);
+}
+
+/** `opencode serve` over HTTP and its /event stream: a text turn, bash allowed once, one rejected, an abort with the permission pending. */
+export const opencodeSuite: Suite<OpenCodeProbe> = {
+  id: 'opencode-serve',
+  target: 'opencode',
+  summary: 'opencode serve over HTTP and its /event stream (Basic auth from $OPENCODE_SERVER_PASSWORD)',
+  folder: OPENCODE_FOLDER,
+  packs: OPENCODE_PACKS,
+  probes: OPENCODE_PROBES,
+  apiKeyEnv: 'OPENCODE_SERVER_PASSWORD',
+  simulator: {
+    describe: (seed) => `embedded opencode serve simulator (seed ${seed})`,
+    start: (o) => startOpenCodeSimulator(simulatorBasics(o)),
+  },
+  plan: (context, selected) => ({
+    folder: OPENCODE_FOLDER,
+    probes: selected,
+    declare: () => ({ declared: 'SUPPORTED' }),
+    observe: async (probe, url) => {
+      const client = await clientFor(url, undefined, context.apiKey);
+      return observeSafely(() => probe.run(client, TURN_MS[context.pace]));
+    },
+  }),
+  replay: async (recorded, door, pace = 'replay') => {
+    const probe = OPENCODE_PROBES.find((p) => p.name === recorded.probe);
+    if (!probe) throw new UsageError(`unknown opencode probe ${recorded.probe}`);
+    return throughDoor(door, async () => {
+      const client = await clientFor(door.baseUrl ?? REPLAY_ORIGIN, door.fetch);
+      const { observed, reason } = await observeSafely(() => probe.run(client, TURN_MS[pace]));
+      return { replayed: reconcile(observed, 'SUPPORTED'), reason };
+    });
+  },
+  peer: opencodePeer,
+};

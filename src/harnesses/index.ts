@@ -1,1 +1,0 @@
-export { findHarness, HARNESS_PROFILES, type HarnessProfile, harnessProfileSchema, recordableHarnessIds } from './profiles.js';

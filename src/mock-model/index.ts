@@ -1,0 +1,1 @@
+export { MOCK_KEY, MOCK_MODEL, type MockModel, type MockModelOptions, startMockModel } from './server.js';

@@ -1,1 +1,0 @@
-export { MOCK_MODEL, type MockModel, type MockModelOptions, startMockModel } from './server.js';

@@ -1,0 +1,21 @@
+export { InfrastructureError, isInfrastructure } from './errors.js';
+export { type FetchLike, JsonClient, type JsonReply } from './json-client.js';
+export { MessageLog } from './message-log.js';
+export { observeSafely, recordSuite, selectNamed } from './record-suite.js';
+export { cassetteFetch, REPLAY_ORIGIN, type ReplayDoor, throughDoor } from './replay-door.js';
+export { type StreamEvent, StreamReader } from './stream-reader.js';
+export {
+  type Declaration,
+  type Pace,
+  type PeerSpec,
+  type PlanContext,
+  type RecordSuiteOptions,
+  type RunningServer,
+  type SimulatorOptions,
+  type Suite,
+  type SuitePlan,
+  type SuiteProbe,
+  type SuiteProgress,
+  simulatorBasics,
+  TURN_MS,
+} from './suite.js';

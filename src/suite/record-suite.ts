@@ -1,0 +1,127 @@
+import { join, resolve, sep } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { UsageError } from '../errors.js';
+import {
+  DEFAULT_SUITE,
+  type Manifest,
+  type ProbeResult,
+  reconcile,
+  type SuiteObservation,
+  type Verdict,
+  writeManifest,
+} from '../manifest/index.js';
+import { recordToFile } from '../recorder/index.js';
+import { isInfrastructure } from './errors.js';
+import type { RecordSuiteOptions, Suite, SuiteProbe } from './suite.js';
+
+/**
+ * Runs a probe. Infrastructure trouble (the server down, an HTTP error where
+ * the probe needed an answer, provisioning that never finished) is SKIPPED with
+ * the reason; any other failure is UNKNOWN: never a capability verdict.
+ */
+export async function observeSafely(run: () => Promise<SuiteObservation>): Promise<{ observed: Verdict; reason: string }> {
+  try {
+    const { observed, note } = await run();
+    return { observed, reason: note };
+  } catch (err) {
+    const message = (err as Error).message;
+    return isInfrastructure(err) ? { observed: 'SKIPPED', reason: message } : { observed: 'UNKNOWN', reason: `probe error: ${message}` };
+  }
+}
+
+/** The probes named in `names` (all when absent), or a usage error naming the known ones. */
+export function selectNamed<P extends { name: string }>(
+  all: readonly P[],
+  names: readonly string[] | undefined,
+  what: string,
+): readonly P[] {
+  if (!names) return all;
+  const known = all.map((p) => p.name);
+  for (const n of names)
+    if (!known.includes(n)) throw new UsageError(`unknown ${what} probe ${JSON.stringify(n)}; probes: ${known.join(', ')}`);
+  return all.filter((p) => names.includes(p.name));
+}
+
+const FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/**
+ * The one record loop: starts the suite's simulator unless a server is given,
+ * records each probe through its own proxy into `<outDir>/<folder>/<probe>.yaml`,
+ * then writes the manifest.
+ */
+export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options: RecordSuiteOptions): Promise<Manifest> {
+  if (options.folder !== undefined && !FOLDER_NAME.test(options.folder))
+    throw new UsageError(
+      `--folder ${JSON.stringify(options.folder)}: give a plain folder name (letters, digits, . _ -), created under --out`,
+    );
+  if (suite.variants) {
+    if (options.variant === undefined)
+      throw new UsageError(`--${suite.variants.flag} is required for the ${suite.target} target: ${suite.variants.ids.join(', ')}`);
+    suite.variants.check(options.variant);
+  } else if (options.variant !== undefined)
+    throw new UsageError(`--harness names an omnigent harness; the ${suite.target} target records its own probes without one`);
+  const selected = selectNamed(suite.probes, options.probes, suite.target);
+  if (options.server) await suite.checkServer?.(options.server);
+  const seed = options.simulator?.seed ?? 1;
+  const simulator = options.server ? undefined : await suite.simulator.start({ ...options.simulator, seed });
+  try {
+    const server = options.server ?? (simulator as { url: string }).url;
+    const plan = suite.plan(
+      {
+        server,
+        pace: options.pace ?? (simulator ? 'simulated' : 'live'),
+        apiKey: options.apiKey ?? simulator?.apiKey,
+        variant: options.variant,
+      },
+      selected,
+    );
+    const folder = options.folder ?? plan.folder;
+    const outRoot = resolve(options.outDir);
+    const dir = resolve(outRoot, folder);
+    if (!dir.startsWith(outRoot + sep)) throw new UsageError(`${folder} would write outside ${options.outDir}`);
+    const described = simulator ? suite.simulator.describe(seed) : (options.described ?? server);
+    const target = suite.proxyTarget?.(server) ?? server;
+    const results: ProbeResult[] = [];
+    let gate: string | undefined;
+    for (const probe of plan.probes) {
+      options.onProgress?.({ kind: 'start', probe: probe.name });
+      const started = performance.now();
+      const { declared, skip } = plan.declare(probe);
+      const base = { probe: probe.name, priority: probe.priority, ...(declared ? { declared } : {}) };
+      let result: ProbeResult;
+      if (skip || gate) {
+        result = { ...base, observed: 'SKIPPED', verdict: 'SKIPPED', reason: skip ?? (gate as string) };
+      } else {
+        const file = `${probe.name}.yaml`;
+        const { observed, reason } = await recordToFile(
+          {
+            target,
+            labels: { harness: folder, probe: probe.name },
+            file: join(dir, file),
+            describedAs: described,
+            packs: [...suite.packs],
+            redact: options.redact,
+          },
+          (url) => plan.observe(probe, url),
+        );
+        result = { ...base, observed, verdict: reconcile(observed, declared), reason, cassette: file };
+      }
+      if (probe.name === plan.gate && result.verdict !== 'SUPPORTED')
+        gate = `${probe.name} is ${result.verdict}: later probes need a working turn`;
+      results.push(result);
+      options.onProgress?.({ kind: 'done', result, seconds: (performance.now() - started) / 1000 });
+    }
+    const manifest: Manifest = {
+      version: 1,
+      ...(suite.id === DEFAULT_SUITE ? {} : { suite: suite.id }),
+      harness: folder,
+      target: described,
+      recordedAt: new Date().toISOString(),
+      probes: results,
+    };
+    await writeManifest(join(dir, 'manifest.yaml'), manifest);
+    return manifest;
+  } finally {
+    await simulator?.close();
+  }
+}

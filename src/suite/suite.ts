@@ -1,0 +1,148 @@
+import type { RedactionConfig } from '../cassette/index.js';
+import type { ProbeResult, Verdict } from '../manifest/index.js';
+import type { ReplayDoor } from './replay-door.js';
+
+/**
+ * How long probes wait, which each family turns into its own ceilings: the
+ * embedded simulator, a live server (long), a replay (events come at once) or
+ * a fuzz run (a stuck variation should fail fast: shrinking replays it often).
+ */
+export type Pace = 'simulated' | 'live' | 'replay' | 'fuzz';
+
+/** The ceiling of one turn at each pace, for suites that need no finer timings. */
+export const TURN_MS: Record<Pace, number> = { simulated: 10_000, live: 120_000, replay: 10_000, fuzz: 2000 };
+
+/** One probe of a suite: what the manifest names it and how much it matters. */
+export interface SuiteProbe {
+  name: string;
+  priority: 'P0' | 'P1';
+}
+
+/** What a probe is expected to show, or why it cannot run at all (SKIPPED before any traffic). */
+export interface Declaration {
+  declared: Verdict | undefined;
+  skip?: string | undefined;
+}
+
+/** A simulator (or real server) a suite records: where it listens, and the key its clients need, if any. */
+export interface RunningServer {
+  url: string;
+  apiKey?: string | undefined;
+  close(): Promise<void>;
+}
+
+/** How a simulator is started: `bench sim` and `bench record` give the same options to every family. */
+export interface SimulatorOptions {
+  port?: number | undefined;
+  host?: string | undefined;
+  seed?: number | undefined;
+  latencyMs?: number | undefined;
+  apiKey?: string | undefined;
+  /** Server changes to emulate (the families that support `--mutate`). */
+  mutate?: readonly string[] | undefined;
+  /** Family-specific behaviour overrides (tests, fuzzing). */
+  extra?: Record<string, unknown> | undefined;
+}
+
+/** What a suite's plan for one recording is given. */
+export interface PlanContext {
+  /** The server URL as the suite's clients dial it (`ws://` for WebSocket families). */
+  server: string;
+  /** How long the probes may wait. */
+  pace: Pace;
+  apiKey?: string | undefined;
+  /** The suite's variant (an omnigent harness id); absent for suites without one. */
+  variant?: string | undefined;
+}
+
+/** One recording's probes and how each runs against the recording proxy. */
+export interface SuitePlan<P extends SuiteProbe = SuiteProbe> {
+  /** The folder under `--out` and the manifest's harness name. */
+  folder: string;
+  probes: readonly P[];
+  declare(probe: P): Declaration;
+  /** Runs one probe against the recording proxy's `http://` URL. */
+  observe(probe: P, proxyUrl: string): Promise<{ observed: Verdict; reason: string }>;
+  /** A probe whose failure makes every later probe SKIPPED (the bench's basic turn). */
+  gate?: string | undefined;
+}
+
+/** A real vendor server a family can run itself (decision 0005). */
+export interface PeerSpec {
+  /** Where its recordings go by default: beside the simulator's, never over them. */
+  folder: string;
+  /** The server's name in meta and the manifest (`opencode serve`). */
+  title: string;
+  /** Writes its isolated config under `root`; returns its command line, environment and listening line. */
+  prepare(
+    root: string,
+    options: { modelBaseUrl: string; baseEnv: Record<string, string> },
+  ): Promise<{ args: string[]; env: Record<string, string>; listening: RegExp }>;
+}
+
+/**
+ * A server family's probe suite: the only thing orchestration (record,
+ * replay-check, drift, fuzz, sim) knows of a family. The registry lists them.
+ */
+export interface Suite<P extends SuiteProbe = SuiteProbe> {
+  /** The manifest's `suite` (`native-tui`, `hermes-gateway`, ...). */
+  id: string;
+  /** The `--target` name (`omnigent`, `hermes`, ...). */
+  target: string;
+  /** What `--help` says the suite records. */
+  summary: string;
+  /** The folder under `--out` when the suite has no variants. */
+  folder: string;
+  packs: readonly string[];
+  probes: readonly P[];
+  /** Variants the suite records one at a time (omnigent harnesses); `--harness` picks one. */
+  variants?: { flag: 'harness'; ids: readonly string[]; check(id: string): void } | undefined;
+  /** The environment variable holding the live server's key (`--api-key` overrides it). */
+  apiKeyEnv?: string | undefined;
+  /** Checks a `--server` URL before anything starts; throws a UsageError naming the fix. */
+  checkServer?(url: string): Promise<void> | void;
+  /** The URL the recording proxy forwards to, for a server URL (a WebSocket family's ws:// becomes http://). */
+  proxyTarget?(server: string): string;
+  simulator: {
+    /** How meta and the manifest describe it. */
+    describe(seed: number): string;
+    start(options: SimulatorOptions): Promise<RunningServer>;
+  };
+  plan(context: PlanContext, selected: readonly P[]): SuitePlan<P>;
+  /** Runs a recorded probe's own client against a replay and reconciles its verdict with the declared one. */
+  replay(
+    recorded: { harness: string; probe: string; file: string },
+    door: ReplayDoor,
+    pace?: 'replay' | 'fuzz',
+  ): Promise<{ replayed: Verdict; reason: string }>;
+  peer?: PeerSpec | undefined;
+}
+
+/** Options every suite recording takes. */
+export interface RecordSuiteOptions {
+  /** A live server; without it the suite's embedded simulator runs. */
+  server?: string | undefined;
+  apiKey?: string | undefined;
+  /** The variant to record (`--harness`), for suites that have them. */
+  variant?: string | undefined;
+  probes?: readonly string[] | undefined;
+  outDir: string;
+  /** The folder under `outDir` (default: the suite's own), e.g. to keep a real server's recordings beside the simulator's. */
+  folder?: string | undefined;
+  /** How the manifest and meta describe a live server (default: its URL). */
+  described?: string | undefined;
+  simulator?: SimulatorOptions | undefined;
+  /** How long probes wait (default: simulated for the embedded simulator, live for a server). */
+  pace?: Pace | undefined;
+  redact?: RedactionConfig | undefined;
+  onProgress?: ((event: SuiteProgress) => void) | undefined;
+}
+
+export type SuiteProgress = { kind: 'start'; probe: string } | { kind: 'done'; result: ProbeResult; seconds: number };
+
+/** The options every simulator takes (port, host, seed, latency), without the ones left unset. */
+export function simulatorBasics(o: SimulatorOptions): { port?: number; host?: string; seed?: number; latencyMs?: number } {
+  return Object.fromEntries(
+    Object.entries({ port: o.port, host: o.host, seed: o.seed, latencyMs: o.latencyMs }).filter(([, v]) => v !== undefined),
+  );
+}

@@ -1,0 +1,47 @@
+import { UsageError } from '../errors.js';
+import type { Manifest } from '../manifest/index.js';
+import { startMockModel } from '../mock-model/index.js';
+import { type PeerServer, startPeer } from '../peers/index.js';
+import { type RecordSuiteOptions, recordSuite, type Suite } from '../suite/index.js';
+import { SUITES } from './registry.js';
+
+export interface RecordTargetOptions extends RecordSuiteOptions {
+  /** A real vendor binary to run against the mock model and record (suites with a peer). */
+  peer?: string | undefined;
+  /** Called once a peer listens, with what it reported. */
+  onPeerStarted?: ((peer: PeerServer) => void) | undefined;
+}
+
+/**
+ * Records a suite: against `server`, against its real vendor binary (`peer`,
+ * started isolated against tapedeck's mock model and stopped whatever
+ * happens), or against its embedded simulator.
+ */
+export async function recordTarget(suite: Suite, options: RecordTargetOptions): Promise<Manifest> {
+  if (!options.peer) return recordSuite(suite, options);
+  const spec = suite.peer;
+  if (!spec)
+    throw new UsageError(
+      `--peer runs a real vendor server, which the ${suite.target} target has none of; use it with --target ${SUITES.filter((s) => s.peer)
+        .map((s) => s.target)
+        .join(' or --target ')}`,
+    );
+  if (options.server) throw new UsageError('--peer starts the server itself; give --peer or --server, not both');
+  const model = await startMockModel();
+  try {
+    const peer = await startPeer(suite.target, spec, { binary: options.peer, modelBaseUrl: model.baseUrl });
+    try {
+      options.onPeerStarted?.(peer);
+      return await recordSuite(suite, {
+        ...options,
+        server: peer.url,
+        folder: options.folder ?? spec.folder,
+        described: `${spec.title} ${peer.version.replace(/^\D+/, '')} (the real binary) against the tapedeck mock model`,
+      });
+    } finally {
+      await peer.close();
+    }
+  } finally {
+    await model.close();
+  }
+}
