@@ -11,6 +11,7 @@ export {
   type PlaceholderMapper,
   placeholderMapper,
   portableInteraction,
+  portablePass,
   restoreBody,
 } from './portable-paths.js';
 export {

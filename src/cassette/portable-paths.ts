@@ -1,5 +1,6 @@
 import { homedir, hostname, tmpdir } from 'node:os';
-import type { Body, Cassette, Headers, Interaction, SseItem } from './schema.js';
+import type { Body, Cassette, Interaction } from './schema.js';
+import { type InteractionVisitor, mapJsonStrings, visitInteraction } from './visit.js';
 
 /** The folders of the recording machine that cassettes name by placeholder instead. */
 export interface MachineFolders {
@@ -88,65 +89,31 @@ function pathReplacer(folders: MachineFolders): (s: string) => string {
   return (s) => (s.includes('/') ? s.replace(pattern, (m) => byPath.get(m) ?? m) : s);
 }
 
-function mapJson(value: unknown, m: PlaceholderMapper, key?: string): unknown {
-  if (typeof value === 'string') return m.value(value, key);
-  if (Array.isArray(value)) return value.map((v) => mapJson(v, m, key));
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [m.key(k), mapJson(v, m, k)]));
-  }
-  return value;
-}
+const mapJson = (value: unknown, m: PlaceholderMapper) => mapJsonStrings(value, { value: m.value, key: m.key });
 
-function mapHeaders(headers: Headers, f: (s: string) => string): Headers {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.map(f) : f(v)]));
-}
-
-function mapBody(body: Body | undefined, m: PlaceholderMapper): Body | undefined {
-  if (!body) return body;
-  if ('json' in body) return { ...body, json: mapJson(body.json, m) };
-  if ('text' in body) return { ...body, text: m.text(body.text) };
-  return body;
-}
-
-/** An SSE item's data, and its wire text when kept, through the same mapping (so restoring gives both back). */
-function mapEvent(e: SseItem, m: PlaceholderMapper): SseItem {
-  if (e.data === undefined && e.raw === undefined) return e;
-  return { ...e, ...(e.data !== undefined ? { data: m.text(e.data) } : {}), ...(e.raw !== undefined ? { raw: m.text(e.raw) } : {}) };
-}
-
-function mapInteraction(i: Interaction, m: PlaceholderMapper): Interaction {
-  const requestBody = mapBody(i.request.body, m);
-  const request = {
-    ...i.request,
-    headers: mapHeaders(i.request.headers, m.text),
-    ...(requestBody ? { body: requestBody } : {}),
+/** The portable-paths pass: headers, bodies, frames and SSE data (and its wire text, so restoring gives both back); never the request path. */
+function portableVisitor(m: PlaceholderMapper): InteractionVisitor {
+  return {
+    header: (_name, value) => m.text(value),
+    body: (body) =>
+      'json' in body ? { ...body, json: mapJson(body.json, m) } : 'text' in body ? { ...body, text: m.text(body.text) } : body,
+    event: (e) =>
+      e.data === undefined && e.raw === undefined
+        ? e
+        : { ...e, ...(e.data !== undefined ? { data: m.text(e.data) } : {}), ...(e.raw !== undefined ? { raw: m.text(e.raw) } : {}) },
   };
-  if (!i.response) return { ...i, request };
-  const { body, stream, websocket, ...head } = i.response;
-  const responseBody = mapBody(body, m);
-  const response = {
-    ...head,
-    headers: mapHeaders(i.response.headers, m.text),
-    ...(responseBody ? { body: responseBody } : {}),
-    ...(stream ? { stream: { ...stream, events: stream.events.map((e) => mapEvent(e, m)) } } : {}),
-    ...(websocket
-      ? {
-          websocket: {
-            ...websocket,
-            frames: websocket.frames.map((fr) =>
-              fr.json !== undefined ? { ...fr, json: mapJson(fr.json, m) } : fr.text !== undefined ? { ...fr, text: m.text(fr.text) } : fr,
-            ),
-          },
-        }
-      : {}),
-  };
-  return { ...i, request, response };
+}
+
+/** The portable-paths pass as a visitor, with the mapping of whole texts (to learn a secret in the form it will take). */
+export function portablePass(folders: MachineFolders = currentFolders()): { visitor: InteractionVisitor; text: (s: string) => string } {
+  const m = placeholderMapper(folders);
+  return { visitor: portableVisitor(m), text: m.text };
 }
 
 /** `makePortable` for one interaction at a time. */
 export function portableInteraction(folders: MachineFolders = currentFolders()): (i: Interaction) => Interaction {
-  const m = placeholderMapper(folders);
-  return (i) => mapInteraction(i, m);
+  const visitor = portableVisitor(placeholderMapper(folders));
+  return (i) => visitInteraction(i, visitor);
 }
 
 /**
@@ -154,8 +121,8 @@ export function portableInteraction(folders: MachineFolders = currentFolders()):
  * Applied once, when a recording is captured: a loaded cassette is portable already.
  */
 export function makePortable(cassette: Cassette, folders: MachineFolders = currentFolders()): Cassette {
-  const m = placeholderMapper(folders);
-  return { ...cassette, interactions: cassette.interactions.map((i) => mapInteraction(i, m)) };
+  const visitor = portableVisitor(placeholderMapper(folders));
+  return { ...cassette, interactions: cassette.interactions.map((i) => visitInteraction(i, visitor)) };
 }
 
 /** The inverse of `placeholderMapper`: `<tmp>` becomes this machine's temp folder, `<<tmp>>` the recorded text `<tmp>`. */
@@ -178,13 +145,6 @@ export function folderRestorer(folders: MachineFolders): (s: string) => string {
 /** Response bytes with folder placeholders restored; binary bodies are never touched. */
 export function restoreBody(bytes: Buffer, body: Body | undefined, restore: (s: string) => string): Buffer {
   if (!body || 'base64' in body || 'omitted' in body) return bytes;
-  if ('json' in body) return Buffer.from(JSON.stringify(restoreJson(body.json, restore)));
+  if ('json' in body) return Buffer.from(JSON.stringify(mapJsonStrings(body.json, { value: restore, key: restore })));
   return Buffer.from(restore(body.text));
-}
-
-function restoreJson(value: unknown, f: (s: string) => string): unknown {
-  if (typeof value === 'string') return f(value);
-  if (Array.isArray(value)) return value.map((v) => restoreJson(v, f));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [f(k), restoreJson(v, f)]));
-  return value;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { jsonDepthWithin } from './body.js';
-import type { Body, Cassette, Headers, Interaction, SseItem } from './schema.js';
-import { payloadOf } from './ws-frames.js';
+import type { Body, Cassette, Interaction, SseItem } from './schema.js';
+import { composeVisitors, type InteractionVisitor, mapJsonStrings, visitInteraction } from './visit.js';
 
 /** What to redact beyond the defaults, and what never to redact (`tapedeck.config.json` "redact"). */
 export const redactionConfigSchema = z.strictObject({
@@ -72,7 +72,11 @@ export interface Redactor {
    * Two passes for a recording too big to copy whole: `learn` every
    * interaction, then `scrub` each (and `target`) of every secret learnt.
    */
-  twoPass(): { learn(i: Interaction): void; scrub(i: Interaction): Interaction; target(s: string): string };
+  twoPass(before?: { visitor: InteractionVisitor; text: (s: string) => string }): {
+    learn(i: Interaction): void;
+    scrub(i: Interaction): Interaction;
+    target(s: string): string;
+  };
   /** A live request with its secrets replaced as a recording would have them (for replay matching). */
   request(r: { path: string; headers: Record<string, string | string[] | undefined>; body: string }): {
     path: string;
@@ -164,26 +168,14 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   }
 
   function scrubJson(value: unknown, secrets: [string, string][]): unknown {
-    if (typeof value === 'string') return scrub(value, secrets);
-    if (Array.isArray(value)) return value.map((v) => scrubJson(v, secrets));
-    if (value && typeof value === 'object') {
-      return Object.fromEntries(
-        Object.entries(value).map(([k, v]) => [
-          k,
-          typeof v === 'string' && secretField(k) && !PLACEHOLDER.test(v) ? redactionPlaceholder(k) : scrubJson(v, secrets),
-        ]),
-      );
-    }
-    return value;
+    return mapJsonStrings(value, {
+      value: (v, key) => (key !== undefined && secretField(key) && !PLACEHOLDER.test(v) ? redactionPlaceholder(key) : scrub(v, secrets)),
+    });
   }
 
-  function scrubHeaders(headers: Headers, secrets: [string, string][]): Headers {
-    return Object.fromEntries(
-      Object.entries(headers).map(([name, v]) => {
-        const one = (x: string) => (secretHeader(name) ? (PLACEHOLDER.test(x) ? x : redactionPlaceholder(name)) : scrub(x, secrets));
-        return [name, Array.isArray(v) ? v.map(one) : one(v)];
-      }),
-    );
+  function scrubHeader(name: string, value: string, secrets: [string, string][]): string {
+    if (!secretHeader(name)) return scrub(value, secrets);
+    return PLACEHOLDER.test(value) ? value : redactionPlaceholder(name);
   }
 
   function scrubPath(path: string, secrets: [string, string][]): string {
@@ -202,8 +194,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return `${scrub(path.slice(0, q), secrets)}?${params.join('&')}`;
   }
 
-  function scrubBody(body: Body | undefined, secrets: [string, string][]): Body | undefined {
-    if (!body) return body;
+  function scrubBody(body: Body, secrets: [string, string][]): Body {
     if ('json' in body) return { json: scrubJson(body.json, secrets) };
     if ('text' in body) return { text: scrubText(body.text, secrets) };
     if ('omitted' in body) return body;
@@ -269,44 +260,19 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return { ...out, raw: scrub(raw, global) };
   }
 
+  /** The redaction pass: the path and its query, headers, bodies and frames, SSE items, failure messages. */
+  function scrubVisitor(global: [string, string][]): InteractionVisitor {
+    return {
+      path: (path) => scrubPath(path, global),
+      header: (name, value) => scrubHeader(name, value, global),
+      body: (body) => scrubBody(body, global),
+      event: (e) => scrubEvent(e, global),
+      note: (text) => scrub(text, global),
+    };
+  }
+
   function scrubInteraction(i: Interaction, global: [string, string][]): Interaction {
-    const requestBody = scrubBody(i.request.body, global);
-    const request = {
-      ...i.request,
-      path: scrubPath(i.request.path, global),
-      headers: scrubHeaders(i.request.headers, global),
-      ...(requestBody ? { body: requestBody } : {}),
-    };
-    const failure = i.failure && { ...i.failure, message: scrub(i.failure.message, global) };
-    if (!i.response) return { ...i, request, ...(failure ? { failure } : {}) };
-    const { body, stream, websocket, ...head } = i.response;
-    const responseBody = scrubBody(body, global);
-    const response = {
-      ...head,
-      headers: scrubHeaders(i.response.headers, global),
-      ...(responseBody ? { body: responseBody } : {}),
-      ...(stream
-        ? {
-            stream: {
-              ...stream,
-              events: stream.events.map((e) => scrubEvent(e, global)),
-            },
-          }
-        : {}),
-      ...(websocket
-        ? {
-            websocket: {
-              ...websocket,
-              frames: websocket.frames.map((fr) => {
-                const payload = payloadOf(fr);
-                const { json: _j, text: _t, base64: _b, ...rest } = fr;
-                return payload ? { ...rest, ...scrubBody(payload, global) } : fr;
-              }),
-            },
-          }
-        : {}),
-    };
-    return { ...i, request, response, ...(failure ? { failure } : {}) };
+    return visitInteraction(i, scrubVisitor(global));
   }
 
   /** Scrubs a cassette of the secrets found in it and of those already in `all`, which it extends. */
@@ -338,17 +304,23 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       const known = new Map<string, string>();
       return (c) => redactWith(c, known);
     },
-    twoPass() {
+    twoPass(before) {
       const all = new Map<string, string>();
       let global: [string, string][] | undefined;
       return {
+        // Learnt from the interaction as given, and in the form `before` gives it, so no copy is made to learn.
         learn(i) {
-          for (const [v, n] of secretsOf(i)) if (!all.has(v)) all.set(v, n);
+          for (const [v, n] of secretsOf(i)) {
+            if (!all.has(v)) all.set(v, n);
+            const mapped = before?.text(v);
+            if (mapped !== undefined && !all.has(mapped)) all.set(mapped, n);
+          }
           global = undefined;
         },
         scrub(i) {
           global ??= scrubList(all);
-          return scrubInteraction(i, global);
+          const scrubbing = scrubVisitor(global);
+          return visitInteraction(i, before ? composeVisitors(before.visitor, scrubbing) : scrubbing);
         },
         target(s) {
           global ??= scrubList(all);

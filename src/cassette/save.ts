@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { writeCanonicalYaml, writeCanonicalYamlItem } from './canonical-yaml.js';
 import { bodyDigest, digestHash, headerLine } from './digest.js';
 import { CassetteError } from './errors.js';
-import { makeRedactor, type RedactionConfig, redactCassette } from './redact.js';
+import { makeRedactor, type RedactionConfig, type Redactor, redactCassette } from './redact.js';
 import {
   CASSETTE_VERSION,
   type Cassette,
@@ -100,15 +100,18 @@ const WRITE_BATCH = 1 << 20;
  * Writes a cassette one interaction at a time, so memory stays near one
  * interaction's size: the same bytes as `writeCassetteAtomic`, atomically.
  * `interactions` is called twice (secrets are learnt first, then scrubbed
- * everywhere), so it should produce each interaction afresh.
+ * everywhere), so it should produce each interaction afresh; `before` is a
+ * pass (portable paths) done in the same walk as redaction, so each
+ * interaction is copied once.
  */
 export async function writeCassetteStream(
   file: string,
   meta: CassetteMeta,
   interactions: () => Iterable<Interaction>,
   redact?: RedactionConfig,
+  before?: Parameters<Redactor['twoPass']>[0],
 ): Promise<number> {
-  const redactor = makeRedactor(redact).twoPass();
+  const redactor = makeRedactor(redact).twoPass(before);
   let count = 0;
   for (const i of interactions()) {
     redactor.learn(i);

@@ -12,6 +12,7 @@ import {
   type Interaction,
   type MachineFolders,
   portableInteraction,
+  portablePass,
   type RedactionConfig,
   type SseItem,
   type SseStream,
@@ -359,22 +360,23 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     interactions: Array.from(finalInteractions(), (i) => structuredClone(i)),
   });
 
-  /**
-   * The recorded interactions one at a time, bodies encoded and placeholders
-   * in (here, where the data leaves this machine's hands, and only here:
-   * decision 0006), for a save that never holds them all twice.
-   */
-  function* finalInteractions(): Generator<Interaction> {
-    const portable = portableInteraction(options.folders);
+  /** The recorded interactions one at a time with their bodies encoded, for a save that never holds them all twice. */
+  function* storedInteractions(): Generator<Interaction> {
     for (const i of timeline.interactions) {
       const requestBody = storedBody(rawBodies.get(i.request));
       const responseBody = i.response && storedBody(rawBodies.get(i.response));
-      yield portable({
+      yield {
         ...i,
         request: requestBody ? { ...i.request, body: requestBody } : i.request,
         ...(i.response ? { response: responseBody ? { ...i.response, body: responseBody } : i.response } : {}),
-      });
+      };
     }
+  }
+
+  /** As stored, with placeholders in: here, where the data leaves this machine's hands, and only here (decision 0006). */
+  function* finalInteractions(): Generator<Interaction> {
+    const portable = portableInteraction(options.folders);
+    for (const i of storedInteractions()) yield portable(i);
   }
 
   let stopped: Promise<void> | undefined;
@@ -402,7 +404,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     },
     async save(file, redact) {
       await stop();
-      return writeCassetteStream(file, meta, finalInteractions, redact);
+      // Placeholders go in during the redaction walk: one copy of each interaction per save.
+      return writeCassetteStream(file, meta, storedInteractions, redact, portablePass(options.folders));
     },
     get recorded() {
       return timeline.interactions.length;

@@ -8,6 +8,7 @@ import {
   encodeBody,
   loadCassette,
   makePortable,
+  portablePass,
   parseCassette,
   redactCassette,
   serializeCassette,
@@ -85,6 +86,33 @@ describe('cassette save and load', () => {
         expect(await readFile(file, 'utf8')).toBe(serializeCassette(cassette));
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it('placeholders put in during the redaction walk give the bytes of making portable first, then saving', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-one-walk-'));
+    const folders = { workspace: '/work/app', home: '/home/dev', tmp: '/tmp', host: 'vm' };
+    const withPaths = cassetteArb.map((c) => ({
+      ...c,
+      interactions: c.interactions.map((i, n) => ({
+        ...i,
+        request: {
+          ...i.request,
+          headers: { ...i.request.headers, 'x-api-key': `/home/dev/keys/sk-${n}abcdefgh`, referer: 'http://vm:8080/home/dev' },
+          body: { json: { echo: `see /home/dev/keys/sk-${n}abcdefgh`, hostname: 'vm', at: '/tmp/run/out' } },
+        },
+      })),
+    }));
+    await fc.assert(
+      fc.asyncProperty(withPaths, async (cassette) => {
+        const file = join(dir, 'c.yaml');
+        await writeCassetteStream(file, cassette.meta, () => cassette.interactions, undefined, portablePass(folders));
+        const text = await readFile(file, 'utf8');
+        expect(text).toBe(serializeCassette(makePortable(cassette, folders)));
+        // The secret was learnt as it stood on the wire and scrubbed in the form the placeholders gave it.
+        expect(text).not.toMatch(/keys\/sk-/);
+      }),
+      { numRuns: 60 },
     );
   });
 

@@ -1,0 +1,94 @@
+import type { Body, Headers, Interaction, SseItem } from './schema.js';
+import { payloadOf } from './ws-frames.js';
+
+/**
+ * How one pass over an interaction changes it, place by place; a place without
+ * a hook is kept as it is. Redaction and portable paths are both such passes,
+ * so the tree is walked in one place and each pass says only what it does.
+ */
+export interface InteractionVisitor {
+  /** The request path with its query. */
+  path?: ((path: string) => string) | undefined;
+  header?: ((name: string, value: string) => string) | undefined;
+  /** Request and response bodies, and each WebSocket frame's payload. */
+  body?: ((body: Body) => Body) | undefined;
+  event?: ((event: SseItem) => SseItem) | undefined;
+  /** Free text the recorder wrote: a failure's message. */
+  note?: ((text: string) => string) | undefined;
+}
+
+function mapHeaders(headers: Headers, f: (name: string, value: string) => string): Headers {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => f(k, x)) : f(k, v)]));
+}
+
+/** The interaction with every visited place replaced by what the visitor returns; the input is never changed. */
+export function visitInteraction(i: Interaction, v: InteractionVisitor): Interaction {
+  const body = (b: Body | undefined) => (b && v.body ? v.body(b) : b);
+  const headers = (h: Headers) => (v.header ? mapHeaders(h, v.header) : h);
+  const requestBody = body(i.request.body);
+  const request = {
+    ...i.request,
+    path: v.path ? v.path(i.request.path) : i.request.path,
+    headers: headers(i.request.headers),
+    ...(requestBody ? { body: requestBody } : {}),
+  };
+  const failure = i.failure && v.note ? { ...i.failure, message: v.note(i.failure.message) } : i.failure;
+  const out = { ...i, request, ...(failure ? { failure } : {}) };
+  if (!i.response) return out;
+  const { body: responseBody, stream, websocket, ...head } = i.response;
+  const mappedBody = body(responseBody);
+  const response = {
+    ...head,
+    headers: headers(i.response.headers),
+    ...(mappedBody ? { body: mappedBody } : {}),
+    ...(stream
+      ? { stream: v.event ? { ...stream, events: stream.events.map((e) => (v.event as (e: SseItem) => SseItem)(e)) } : stream }
+      : {}),
+    ...(websocket
+      ? {
+          websocket: v.body
+            ? {
+                ...websocket,
+                frames: websocket.frames.map((fr) => {
+                  const payload = payloadOf(fr);
+                  if (!payload) return fr;
+                  const { json: _j, text: _t, base64: _b, ...rest } = fr;
+                  return { ...rest, ...(v.body as (b: Body) => Body)(payload) };
+                }),
+              }
+            : websocket,
+        }
+      : {}),
+  };
+  return { ...out, response };
+}
+
+/**
+ * A JSON value with every string (and, with `key`, every object key) mapped;
+ * `value` is told the key the string stands under, if any, and may return a
+ * value of another type.
+ */
+export function mapJsonStrings(
+  value: unknown,
+  f: { value(s: string, key: string | undefined): unknown; key?(k: string): string },
+  key?: string,
+): unknown {
+  if (typeof value === 'string') return f.value(value, key);
+  if (Array.isArray(value)) return value.map((v) => mapJsonStrings(v, f, key));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [f.key ? f.key(k) : k, mapJsonStrings(v, f, k)]));
+  return value;
+}
+
+/** One visitor doing `first` then `then` at every place: two passes for the price of one walk and one copy. */
+export function composeVisitors(first: InteractionVisitor, then: InteractionVisitor): InteractionVisitor {
+  const both = <T>(a: ((x: T) => T) | undefined, b: ((x: T) => T) | undefined) => (a && b ? (x: T) => b(a(x)) : (a ?? b));
+  const [h1, h2] = [first.header, then.header];
+  return {
+    path: both(first.path, then.path),
+    body: both(first.body, then.body),
+    event: both(first.event, then.event),
+    note: both(first.note, then.note),
+    header: h1 && h2 ? (name, value) => h2(name, h1(name, value)) : (h1 ?? h2),
+  };
+}
