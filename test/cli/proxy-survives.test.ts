@@ -12,6 +12,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { loadCassette, serializeCassette } from '../../src/cassette/index.js';
 import { type LongRunning, runBench, startBench } from '../helpers/cli.js';
 import { readBody, sleep, startServer, type TestServer } from '../helpers/servers.js';
+import { runsOf } from '../helpers/soak.js';
 
 const REPO = new URL('../..', import.meta.url).pathname;
 const cleanups: (() => unknown)[] = [];
@@ -191,7 +192,7 @@ describe('bench proxy keeps the recording whatever stops it', () => {
         for (const e of seenEvents.filter((e) => e.at < killedAt - 200)) expect(ks, `event ${e.k}`).toContain(e.k);
         expect(await readdir(join(file, '..'))).toEqual(['killed.yaml']);
       }),
-      { numRuns: 20 },
+      { numRuns: runsOf(3, 20) },
     );
   }, 240_000);
 });

@@ -11,6 +11,9 @@ import { startOmnigentSimulator } from '../../src/families/omnigent/simulator/in
 import { startOpenCodeSimulator } from '../../src/families/opencode/simulator/index.js';
 import { startRecordingProxy } from '../../src/recorder/index.js';
 import { runBench } from '../helpers/cli.js';
+import { runsOf } from '../helpers/soak.js';
+
+const RERECORDINGS = runsOf(4, 20);
 
 const BASELINE = join(import.meta.dirname, '..', '..', 'cassettes', 'claude-native');
 const closers: (() => Promise<void>)[] = [];
@@ -89,8 +92,8 @@ describe('bench drift --server against a changed server', () => {
 });
 
 describe('no false alarms', () => {
-  it('20 re-recordings with other seeds and latencies give no breaking finding', async () => {
-    for (let n = 0; n < 20; n++) {
+  it(`${RERECORDINGS} re-recordings with other seeds and latencies give no breaking finding`, async () => {
+    for (let n = 0; n < RERECORDINGS; n++) {
       const report = await driftAgainst({ seed: 100 + n, latencyMs: n % 4 });
       expect(report.findings.filter((f) => f.severity === 'breaking')).toEqual([]);
       expect(report.failed).toBe(false);

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CassetteError, parseCassette } from '../../src/cassette/index.js';
+import { runsOf } from '../helpers/soak.js';
 
 const REAL = readFileSync(join(import.meta.dirname, '..', '..', 'cassettes', 'cursor-native', 'basic_turn.yaml'), 'utf8');
-const RUNS = Number(process.env.TAPEDECK_FUZZ_RUNS ?? 1000);
+const RUNS = Number(process.env.TAPEDECK_FUZZ_RUNS ?? runsOf(300, 3000));
 
 /** A parse either yields a cassette or a CassetteError: nothing else, ever. */
 function parsesOrRefuses(text: string): void {

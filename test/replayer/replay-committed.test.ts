@@ -5,6 +5,10 @@ import { loadCassette } from '../../src/cassette/index.js';
 import { cassetteHandlers, type ReplayEngine } from '../../src/replayer/index.js';
 import type { ReplayDoor } from '../../src/suite/index.js';
 import { type ReplayCheckRow, replayCheck } from '../../src/suites/index.js';
+import { runsOf } from '../helpers/soak.js';
+
+/** Replays of the whole committed set through MSW, each one identical to the first. */
+const RUNS = runsOf(5, 50);
 
 const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
 const server = setupServer();
@@ -37,11 +41,11 @@ async function throughMsw(file: string): Promise<ReplayDoor> {
 const summary = (rows: ReplayCheckRow[]) => rows.map((r) => `${r.harness} ${r.probe} ${r.replayed} ${r.reason}`);
 
 describe('offline replay of the committed bench cassettes', () => {
-  it('reproduces every manifest verdict through MSW, 50 times over with identical results', async () => {
+  it(`reproduces every manifest verdict through MSW, ${RUNS} times over with identical results`, async () => {
     const first = await replayCheck(CASSETTES, { fetchFor: throughMsw });
     expect(first.length).toBe(60);
     expect(first.filter((r) => !r.ok).map((r) => `${r.harness} ${r.probe} ${r.reason}`)).toEqual([]);
-    for (let run = 1; run < 50; run++) {
+    for (let run = 1; run < RUNS; run++) {
       expect(summary(await replayCheck(CASSETTES, { fetchFor: throughMsw }))).toEqual(summary(first));
     }
     expect(engines.flatMap((e) => e.misses.map((m) => m.message))).toEqual([]);
