@@ -1,4 +1,4 @@
-export { InfrastructureError, isInfrastructure } from './errors.js';
+export { InfrastructureError, isInfrastructure, ServerResponseError } from './errors.js';
 export { type FetchLike, JsonClient, type JsonReply } from './json-client.js';
 export { MessageLog } from './message-log.js';
 export { observeSafely, recordSuite, selectNamed } from './record-suite.js';

@@ -1,5 +1,6 @@
 import { eventType } from '../contracts/stream-events.js';
 import { SseParser } from '../sse/index.js';
+import { ServerResponseError } from './errors.js';
 import { MessageLog } from './message-log.js';
 
 export interface StreamEvent {
@@ -30,7 +31,7 @@ export class StreamReader {
   static async follow(res: Response, controller = new AbortController()): Promise<StreamReader> {
     if (res.status !== 200 || !res.body) {
       const body = await res.text();
-      throw new Error(`stream answered ${res.status}: ${body.slice(0, 200)}`);
+      throw new ServerResponseError(res.status, 'stream', body);
     }
     const reader = new StreamReader(controller);
     void reader.pump(res.body);

@@ -9,6 +9,7 @@ import {
   type Severity,
 } from '../../drift/index.js';
 import { UsageError } from '../../errors.js';
+import { SUITES, TARGETS } from '../../suites/index.js';
 import { runCommand } from '../run-command.js';
 
 const FORMATS = ['text', 'json', 'junit', 'markdown'] as const;
@@ -38,15 +39,13 @@ export function registerDrift(program: Command): void {
     .option('--server <url>', 're-record the same probes against this server into a temporary folder')
     .option(
       '--peer <binary>',
-      'with --target codex or opencode: re-record against this real vendor binary, started offline against the mock model',
+      `with --target ${SUITES.filter((s) => s.peer)
+        .map((s) => s.target)
+        .join(' or ')}: re-record against this real vendor binary, started offline against the mock model`,
     )
     .option('--candidate <dir>', 'compare with this folder instead (same layout as the baseline)')
     .option('--harness <id>', 'only this harness')
-    .option(
-      '--target <kind>',
-      'with --server or --peer: omnigent (default), hermes, codex or opencode; folders of other suites are left out',
-      'omnigent',
-    )
+    .option('--target <kind>', `with --server or --peer: ${TARGETS.join(', ')}; folders of other suites are left out`, 'omnigent')
     .option('--api-key <key>', 'with --target hermes: the gateway API key (default $HERMES_API_KEY)')
     .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'text')
     .option('--fail-on <severity>', `lowest severity that exits 1: ${SEVERITIES.join(', ')} (default from config, else breaking)`)
@@ -71,8 +70,6 @@ Examples:
       runCommand(async () => {
         if (!(FORMATS as readonly string[]).includes(flags.format))
           throw new UsageError(`--format ${JSON.stringify(flags.format)}: use one of ${FORMATS.join(', ')}`);
-        if (!['omnigent', 'hermes', 'codex', 'opencode'].includes(flags.target))
-          throw new UsageError(`--target ${JSON.stringify(flags.target)}: use omnigent, hermes, codex or opencode`);
         if (flags.failOn && !(SEVERITIES as readonly string[]).includes(flags.failOn))
           throw new UsageError(`--fail-on ${JSON.stringify(flags.failOn)}: use one of ${SEVERITIES.join(', ')}`);
         const report = await runDrift({

@@ -1,4 +1,5 @@
 import { WebSocket } from 'undici';
+import { InfrastructureError } from '../../suite/errors.js';
 import { MessageLog } from '../../suite/message-log.js';
 
 export type RpcMessage = Record<string, unknown>;
@@ -52,7 +53,7 @@ export class CodexClient {
     ws.binaryType = 'arraybuffer';
     await new Promise<void>((resolve, reject) => {
       ws.addEventListener('open', () => resolve(), { once: true });
-      ws.addEventListener('error', () => reject(new Error(`cannot open a WebSocket to ${url}`)), { once: true });
+      ws.addEventListener('error', () => reject(new InfrastructureError(`cannot open a WebSocket to ${url}`)), { once: true });
     });
     const client = new CodexClient(ws);
     await client.request('initialize', { clientInfo: { name: clientName, version: '0.1' }, capabilities: { experimentalApi: true } });

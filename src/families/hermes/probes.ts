@@ -1,4 +1,5 @@
 import { unsupported as no, supported as ok, type SuiteObservation } from '../../manifest/observation.js';
+import { ServerResponseError } from '../../suite/errors.js';
 import type { StreamEvent } from '../../suite/stream-reader.js';
 import type { HermesClient } from './client.js';
 
@@ -27,14 +28,14 @@ const errorCode = (json: Record<string, unknown>) => (json.error as { code?: unk
 async function newSession(client: HermesClient, title: string): Promise<string> {
   const session = await client.call('POST', '/api/sessions', { title });
   const id = (session.json.session as { id?: string } | undefined)?.id;
-  if (session.status !== 201 || !id) throw new Error(`POST /api/sessions answered ${session.status}`);
+  if (session.status !== 201 || !id) throw new ServerResponseError(session.status, 'POST /api/sessions', '');
   return id;
 }
 
 /** Dispatches a run and follows its events stream. */
 async function startRun(client: HermesClient, input: string, headers: Record<string, string> = {}) {
   const posted = await client.call('POST', '/v1/runs', { input }, headers);
-  if (posted.status !== 202) throw new Error(`POST /v1/runs answered ${posted.status}: ${JSON.stringify(posted.json).slice(0, 200)}`);
+  if (posted.status !== 202) throw new ServerResponseError(posted.status, 'POST /v1/runs', JSON.stringify(posted.json));
   const runId = posted.json.run_id as string;
   return { runId, events: await client.stream('GET', `/v1/runs/${runId}/events`) };
 }

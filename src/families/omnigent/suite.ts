@@ -1,8 +1,7 @@
 import { TapedeckError, UsageError } from '../../errors.js';
 import { reconcile, type Verdict } from '../../manifest/index.js';
-import { type Pace, REPLAY_ORIGIN, type Suite, simulatorBasics, throughDoor } from '../../suite/index.js';
+import { isInfrastructure, type Pace, REPLAY_ORIGIN, type Suite, simulatorBasics, throughDoor } from '../../suite/index.js';
 import { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
-import { ProvisioningError, ServerResponseError } from './errors.js';
 import { findHarness, type HarnessProfile, recordableHarnessIds } from './harnesses.js';
 import { PROBES, type Probe } from './probes.js';
 import { type OmnigentSimulatorOptions, startOmnigentSimulator } from './simulator/index.js';
@@ -81,7 +80,7 @@ export async function observeProbe(probe: Probe, driver: SessionDriver): Promise
     await driver.teardown().catch(() => {});
     return { observed, reason: note };
   } catch (err) {
-    const infra = err instanceof ProvisioningError || err instanceof ServerResponseError;
+    const infra = isInfrastructure(err);
     return { observed: infra ? 'SKIPPED' : 'UNKNOWN', reason: `${infra ? '' : 'probe error: '}${(err as Error).message}` };
   }
 }

@@ -1,4 +1,5 @@
 import { unsupported as no, supported as ok, type SuiteObservation } from '../../manifest/observation.js';
+import { ServerResponseError } from '../../suite/errors.js';
 import type { JsonClient } from '../../suite/json-client.js';
 import type { StreamEvent, StreamReader } from '../../suite/stream-reader.js';
 
@@ -23,9 +24,9 @@ async function startTurn(client: JsonClient, text: string, turnMs: number) {
   if ((await events.waitFor(() => true, turnMs))?.type !== 'server.connected') throw new Error('/event did not open with server.connected');
   const created = await client.call('POST', '/session', { title: 'tapedeck bench' });
   const sessionID = created.json.id as string;
-  if (created.status !== 200 || !sessionID) throw new Error(`POST /session answered ${created.status}`);
+  if (created.status !== 200 || !sessionID) throw new ServerResponseError(created.status, 'POST /session', '');
   const posted = await client.call('POST', `/session/${sessionID}/prompt_async`, { parts: [{ type: 'text', text }] });
-  if (posted.status !== 204) throw new Error(`prompt_async answered ${posted.status}`);
+  if (posted.status !== 204) throw new ServerResponseError(posted.status, 'prompt_async', '');
   const mine =
     (type: string, extra: (e: StreamEvent) => boolean = () => true) =>
     (e: StreamEvent) =>
