@@ -38,6 +38,8 @@ export const omnigentPayloads: Record<string, z.ZodType> = {
     environment_id: z.string(),
   }),
   'session.presence': z.looseObject({ ...base('session.presence'), conversation_id: z.string(), viewers: z.array(z.unknown()) }),
+  // Sent by the real full server (0.19.1) after a turn's output; in the reference's list, not in our first vocabulary.
+  'session.model': z.looseObject({ ...base('session.model'), conversation_id: z.string(), model: z.string() }),
   'response.in_progress': z.looseObject({ ...base('response.in_progress'), response: responseObject }),
   'response.completed': z.looseObject({ ...base('response.completed'), response: responseObject }),
   'response.failed': z.looseObject({ ...base('response.failed') }),

@@ -101,12 +101,13 @@ function probeList(names: string[]): string {
 }
 
 /** Order relations the baseline always kept and the candidate broke: one finding per relation, naming every probe it broke in. */
-function compareOrdering(scope: string, base: Profile, cand: Profile, out: Finding[]): void {
+function compareOrdering(scope: string, base: Profile, cand: Profile, out: Finding[], unordered: Set<string>): void {
   const broken = new Map<string, { a: string; b: string; probes: string[]; excerpt: string[] }>();
   for (const [probe, turns] of base.turns) {
     const candTurns = cand.turns.get(probe);
     if (!candTurns) continue;
     for (const [key, [a, b]] of heldPairs(turns)) {
+      if (unordered.has(key)) continue;
       const turn = candTurns.find((t) => {
         const f = firsts(t);
         const ia = f.get(a);
@@ -136,14 +137,26 @@ function compareOrdering(scope: string, base: Profile, cand: Profile, out: Findi
   }
 }
 
-/** Everything that moved from `base` to `cand`, with a severity each. */
-export function compareProfiles(scope: string, base: Profile, cand: Profile): Finding[] {
+/** Event types whose relative order a server does not fix (a race between two of its components), in either order. */
+export type UnorderedPairs = readonly (readonly [string, string])[];
+
+/** What a server leaves to chance (its races): never a finding. */
+export interface Noise {
+  unordered: UnorderedPairs;
+  /** Event types sent in some runs only: their coming and going is no finding. */
+  sometimes: readonly string[];
+}
+
+/** Everything that moved from `base` to `cand`, with a severity each, leaving out what `noise` says is chance. */
+export function compareProfiles(scope: string, base: Profile, cand: Profile, noise: Noise = { unordered: [], sometimes: [] }): Finding[] {
   const out: Finding[] = [];
+  const { unordered } = noise;
+  const sometimes = new Set(noise.sometimes);
   for (const t of base.eventShapes.keys())
-    if (!cand.eventShapes.has(t))
+    if (!cand.eventShapes.has(t) && !sometimes.has(t))
       out.push({ heading: 'vocabulary', severity: 'breaking', scope, subject: t, message: `event type ${t} disappeared` });
   for (const t of cand.eventShapes.keys())
-    if (!base.eventShapes.has(t))
+    if (!base.eventShapes.has(t) && !sometimes.has(t))
       out.push({ heading: 'vocabulary', severity: 'notable', scope, subject: t, message: `event type ${t} appeared` });
   for (const r of base.routes.keys())
     if (!cand.routes.has(r))
@@ -183,7 +196,7 @@ export function compareProfiles(scope: string, base: Profile, cand: Profile): Fi
         message: `content type ${bt.join(', ') || 'none'} -> ${ct.join(', ') || 'none'}`,
       });
   }
-  compareOrdering(scope, base, cand, out);
+  compareOrdering(scope, base, cand, out, new Set(unordered.flatMap(([a, b]) => [`${a}\u0000${b}`, `${b}\u0000${a}`])));
   const newViolations = new Map<string, string[]>();
   for (const [name, rules] of cand.violations) {
     const before = base.violations.get(name) ?? new Set();

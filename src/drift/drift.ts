@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { loadManifest } from '../manifest/index.js';
-import type { Pace } from '../suite/index.js';
+import type { DriftNoise, Pace } from '../suite/index.js';
 import { recordTarget, suiteForTarget, suiteOfManifest, TARGETS } from '../suites/index.js';
 import { compareProfiles, type Finding } from './compare.js';
 import type { DriftConfig, Severity } from './config.js';
@@ -57,6 +57,13 @@ async function harnessFolders(root: string, only?: string): Promise<[string, str
   return out.length > 0 || only ? out : [[basename(root), root]];
 }
 
+/** What the suite that recorded a folder says drift must not count (a real server's races), if anything. */
+async function noiseOf(dir: string): Promise<DriftNoise | undefined> {
+  if (!(await readdir(dir)).includes('manifest.yaml')) return undefined;
+  const manifest = await loadManifest(join(dir, 'manifest.yaml'));
+  return suiteOfManifest(manifest).driftNoise?.(manifest.harness);
+}
+
 /** The suite id of a recorded folder, or none for a loose folder. */
 async function suiteOf(dir: string): Promise<string | undefined> {
   if (!(await readdir(dir)).includes('manifest.yaml')) return undefined;
@@ -104,7 +111,7 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
           server: options.server,
           peer: options.peer,
           apiKey: options.apiKey,
-          ...(suite.variants ? { variant: scope } : { folder: scope }),
+          ...(suite.variants ? { variant: manifest.harness, folder: scope } : { folder: scope }),
           ...(options.pace ? { pace: options.pace } : {}),
         });
         candDir = join(recorded, scope);
@@ -114,7 +121,10 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
         if (!(await isDir(candDir)))
           throw new UsageError(`--candidate: ${candDir} does not exist; it needs the same layout as the baseline`);
       }
-      findings.push(...compareProfiles(scope, await profileFolder(baseDir, options.config), await profileFolder(candDir, options.config)));
+      const noise = await noiseOf(baseDir);
+      findings.push(
+        ...compareProfiles(scope, await profileFolder(baseDir, options.config), await profileFolder(candDir, options.config), noise),
+      );
       pairs.push([scope, baseDir, candDir]);
     }
     const failOn = options.failOn ?? options.config.failOn;

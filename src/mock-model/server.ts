@@ -36,7 +36,18 @@ const AFTER_TOOL = ['Tool ', 'said ', 'hello.'];
 const COMMAND = 'echo hello-from-tool';
 const USAGE = { input: 10, output: 3 };
 
-type Reply = { kind: 'text' | 'after-tool'; words: string[] } | { kind: 'tool'; name: string; args: Record<string, string> };
+/** `paceMs`: a pause before each delta, so a long reply is still streaming when a client interrupts it. */
+type Reply =
+  | { kind: 'text' | 'after-tool'; words: string[]; paceMs?: number }
+  | { kind: 'tool'; name: string; args: Record<string, string> };
+
+const NUMBERS =
+  'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty'.split(
+    ' ',
+  );
+/** The long reply: 200 words, 25 ms apart (5 s), enough for an interrupt to land mid-stream. */
+const ESSAY = Array.from({ length: 200 }, (_, i) => `${i === 0 ? 'Computing' : 'history'} `);
+const ESSAY_PACE_MS = 25;
 
 /** What the script answers, from the last message, the last user text and the tools on offer. */
 function choose(lastRole: string | undefined, userText: string, tools: string[]): Reply {
@@ -45,7 +56,23 @@ function choose(lastRole: string | undefined, userText: string, tools: string[])
     if (tools.includes('bash')) return { kind: 'tool', name: 'bash', args: { command: COMMAND, description: 'Print a greeting' } };
     if (tools.includes('exec_command')) return { kind: 'tool', name: 'exec_command', args: { cmd: COMMAND } };
   }
+  // The omnigent bench's prompts (basic turn and cost, streaming, interrupt), answered as a model that follows them would.
+  const literal = /Reply with exactly the literal string (\S+) and nothing else/.exec(userText);
+  if (literal) return { kind: 'text', words: [literal[1] as string] };
+  if (/Count from 1 to 20 in words/.test(userText)) return { kind: 'text', words: NUMBERS.map((w, i) => (i < 19 ? `${w}\n` : w)) };
+  if (/\bessay\b/.test(userText)) return { kind: 'text', words: ESSAY, paceMs: ESSAY_PACE_MS };
   return { kind: 'text', words: GREETING };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Sends each word through `send`, pausing `paceMs` before each; stops when the client has gone. */
+async function streamWords(res: ServerResponse, words: string[], paceMs: number | undefined, send: (w: string) => void): Promise<void> {
+  for (const w of words) {
+    if (paceMs) await sleep(paceMs);
+    if (res.destroyed) return;
+    send(w);
+  }
 }
 
 const textOf = (content: unknown): string =>
@@ -72,7 +99,7 @@ class ModelError extends Error {
   }
 }
 
-function chatCompletions(body: Record<string, unknown>, res: ServerResponse, n: number): Reply {
+async function chatCompletions(body: Record<string, unknown>, res: ServerResponse, n: number): Promise<Reply> {
   const messages = Array.isArray(body.messages) ? (body.messages as { role?: string; content?: unknown }[]) : undefined;
   if (!messages) throw new ModelError(400, "missing 'messages'");
   const user = [...messages].reverse().find((m) => m.role === 'user');
@@ -99,7 +126,7 @@ function chatCompletions(body: Record<string, unknown>, res: ServerResponse, n: 
     });
     chunk({}, 'tool_calls');
   } else {
-    for (const w of reply.words) chunk({ content: w });
+    await streamWords(res, reply.words, reply.paceMs, (w) => chunk({ content: w }));
     chunk({}, 'stop');
   }
   // The usage chunk has no choices, as OpenAI sends it with stream_options.include_usage.
@@ -109,7 +136,7 @@ function chatCompletions(body: Record<string, unknown>, res: ServerResponse, n: 
   return reply;
 }
 
-function responses(body: Record<string, unknown>, res: ServerResponse, n: number): Reply {
+async function responses(body: Record<string, unknown>, res: ServerResponse, n: number): Promise<Reply> {
   const input = Array.isArray(body.input) ? (body.input as { type?: string; role?: string; content?: unknown }[]) : undefined;
   if (!input) throw new ModelError(400, "missing 'input'");
   const last = input.at(-1);
@@ -141,7 +168,7 @@ function responses(body: Record<string, unknown>, res: ServerResponse, n: number
     const pos = { item_id: item.id, output_index: 0, content_index: 0 };
     emit('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
     emit('response.content_part.added', { ...pos, part: { type: 'output_text', text: '', annotations: [] } });
-    for (const w of reply.words) emit('response.output_text.delta', { ...pos, delta: w });
+    await streamWords(res, reply.words, reply.paceMs, (w) => emit('response.output_text.delta', { ...pos, delta: w }));
     emit('response.output_text.done', { ...pos, text });
     emit('response.content_part.done', { ...pos, part: { type: 'output_text', text, annotations: [] } });
   }
@@ -183,8 +210,8 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
       return;
     }
     readJsonObject(req, () => new ModelError(400, 'the body is not a JSON object'))
-      .then((body) => {
-        const reply = route(body, res, ++n);
+      .then(async (body) => {
+        const reply = await route(body, res, ++n);
         call.reply = reply.kind;
       })
       .catch((err: unknown) => {

@@ -86,6 +86,21 @@ const exited = (child: ChildProcess, ms: number) =>
         });
       });
 
+/** `work`, or a PeerStartError saying `why` after `ms`. */
+async function withTimeout<T>(work: Promise<T>, ms: number, why: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new PeerStartError(why)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Signals a process (or, with a negative pid, a process group) that may be gone already. */
 const signal = (pid: number | undefined, sig: NodeJS.Signals) => {
   try {
@@ -100,12 +115,13 @@ const killGroup = (pid: number | undefined, sig: NodeJS.Signals) => signal(pid &
 export async function startPeer(kind: string, spec: PeerSpec, given: StartPeerOptions): Promise<PeerServer> {
   // A path is taken from the caller's folder (the server runs in its own); a bare name is looked up on PATH.
   const options = { ...given, binary: given.binary.includes('/') ? resolve(given.binary) : given.binary };
-  const root = await mkdtemp(join(tmpdir(), `tapedeck-peer-${kind}-`));
+  const root = await mkdtemp(join(tmpdir(), spec.rootPrefix ?? `tapedeck-peer-${kind}-`));
   const home = join(root, 'home');
   await mkdir(home, { recursive: true });
   // Only what the server needs: no credentials or settings of the caller leak into the vendor process.
   const baseEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', TAPEDECK_PEER_ROOT: root };
-  const { args, env, listening } = await spec.prepare(root, { modelBaseUrl: options.modelBaseUrl, baseEnv });
+  const launch = await spec.prepare(root, { modelBaseUrl: options.modelBaseUrl, baseEnv, binary: options.binary });
+  const { args, env, listening } = launch;
   const cwd = join(root, 'work');
   await mkdir(cwd, { recursive: true });
   // Even `--version` runs isolated: opencode creates its cache, config and log folders under HOME on any start.
@@ -116,27 +132,46 @@ export async function startPeer(kind: string, spec: PeerSpec, given: StartPeerOp
       throw new PeerStartError(`${options.binary} --version failed (${err.message.split('\n')[0]}); give the path of the ${kind} binary`);
     },
   );
-  // Its own process group, so stopping it stops whatever it spawned (tools, helpers).
-  const child = spawn(options.binary, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  const onExit = () => killGroup(child.pid, 'SIGKILL');
+  // Each in its own process group, so stopping one stops whatever it spawned (tools, helpers).
+  const start = (command: string, argv: string[], environment: Record<string, string>) =>
+    spawn(command, argv, { cwd, env: environment, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = start(options.binary, args, env);
+  const children = [child];
+  const onExit = () => {
+    for (const c of children) killGroup(c.pid, 'SIGKILL');
+  };
   process.once('exit', onExit);
   let closed: Promise<void> | undefined;
   const close = () =>
     (closed ??= (async () => {
       process.removeListener('exit', onExit);
-      killGroup(child.pid, 'SIGTERM');
-      if (!(await exited(child, 5000))) killGroup(child.pid, 'SIGKILL');
-      await exited(child, 5000);
+      // Companions first: a runner outliving its server would only reconnect.
+      for (const c of [...children].reverse()) {
+        killGroup(c.pid, 'SIGTERM');
+        if (!(await exited(c, 5000))) killGroup(c.pid, 'SIGKILL');
+        await exited(c, 5000);
+      }
       for (const pid of await processesUnder(root)) signal(pid, 'SIGKILL');
-      child.stdout?.destroy();
-      child.stderr?.destroy();
+      for (const c of children) {
+        c.stdout?.destroy();
+        c.stderr?.destroy();
+      }
       await rm(root, { recursive: true, force: true, maxRetries: 3 });
     })());
   try {
-    const url = await waitListening(child, listening, kind, options.startMs ?? 60_000);
+    const startMs = options.startMs ?? 60_000;
+    const listened = await waitListening(child, listening, kind, startMs);
+    const url = launch.urlOf?.(listened) ?? listened;
     // Keep draining its output so a chatty server never blocks on a full pipe.
     child.stdout?.resume();
     child.stderr?.resume();
+    for (const c of launch.companions?.(url) ?? []) {
+      const companion = start(c.command, c.args, c.env);
+      children.push(companion);
+      companion.stdout?.resume();
+      companion.stderr?.resume();
+    }
+    if (launch.ready) await withTimeout(launch.ready(url), startMs, `${kind} did not become ready within ${startMs} ms`);
     return { kind, url, version, root, close };
   } catch (err) {
     await close();

@@ -6,7 +6,9 @@ export { cassetteFetch, REPLAY_ORIGIN, type ReplayDoor, throughDoor } from './re
 export { type StreamEvent, StreamReader } from './stream-reader.js';
 export {
   type Declaration,
+  type DriftNoise,
   type Pace,
+  type PeerLaunch,
   type PeerSpec,
   type PlanContext,
   type RecordSuiteOptions,

@@ -99,7 +99,7 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
             labels: { harness: folder, probe: probe.name },
             file: join(dir, file),
             describedAs: described,
-            packs: [...suite.packs],
+            packs: [...(plan.packs ?? suite.packs)],
             redact: options.redact,
           },
           (url) => plan.observe(probe, url),
@@ -114,7 +114,8 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
     const manifest: Manifest = {
       version: 1,
       ...(suite.id === DEFAULT_SUITE ? {} : { suite: suite.id }),
-      harness: folder,
+      // A variant suite's manifest names the variant (the harness), wherever its folder is.
+      harness: suite.variants ? plan.folder : folder,
       target: described,
       recordedAt: new Date().toISOString(),
       probes: results,

@@ -63,6 +63,8 @@ export interface SuitePlan<P extends SuiteProbe = SuiteProbe> {
   declare(probe: P): Declaration;
   /** Runs one probe against the recording proxy's `http://` URL. */
   observe(probe: P, proxyUrl: string): Promise<{ observed: Verdict; reason: string }>;
+  /** The packs this recording's cassettes name, when not the suite's (a variant that speaks another dialect). */
+  packs?: readonly string[] | undefined;
   /** A probe whose failure makes every later probe SKIPPED (the bench's basic turn). */
   gate?: string | undefined;
 }
@@ -73,11 +75,23 @@ export interface PeerSpec {
   folder: string;
   /** The server's name in meta and the manifest (`opencode serve`). */
   title: string;
-  /** Writes its isolated config under `root`; returns its command line, environment and listening line. */
-  prepare(
-    root: string,
-    options: { modelBaseUrl: string; baseEnv: Record<string, string> },
-  ): Promise<{ args: string[]; env: Record<string, string>; listening: RegExp }>;
+  /** The throwaway root's name prefix under the temp folder (default `tapedeck-peer-<target>-`); short when the server binds unix sockets under it. */
+  rootPrefix?: string | undefined;
+  /** Writes its isolated config under `root`; returns its command line, environment, listening line and what else it needs. */
+  prepare(root: string, options: { modelBaseUrl: string; baseEnv: Record<string, string>; binary: string }): Promise<PeerLaunch>;
+}
+
+/** How a peer is run: the server, what starts beside it once it listens, and when it is ready for probes. */
+export interface PeerLaunch {
+  args: string[];
+  env: Record<string, string>;
+  /** Its listening line on stdout or stderr; the first group is its URL, or what `urlOf` makes one of. */
+  listening: RegExp;
+  urlOf?: ((listened: string) => string) | undefined;
+  /** Processes started once the server listens (a runner), each in a process group of its own, stopped with it. */
+  companions?: ((url: string) => { command: string; args: string[]; env: Record<string, string> }[]) | undefined;
+  /** Resolves once probes can run (a runner online); a rejection is the start's failure. */
+  ready?: ((url: string) => Promise<void>) | undefined;
 }
 
 /**
@@ -116,6 +130,16 @@ export interface Suite<P extends SuiteProbe = SuiteProbe> {
     pace?: 'replay' | 'fuzz',
   ): Promise<{ replayed: Verdict; reason: string }>;
   peer?: PeerSpec | undefined;
+  /** What drift must not count as a change for a variant's recordings: the real server's known races, each with its reason in the code. */
+  driftNoise?: ((variant: string) => DriftNoise | undefined) | undefined;
+}
+
+/** What a real server leaves to chance, which drift must not call a change. */
+export interface DriftNoise {
+  /** Event types whose relative order the server does not fix, in either order. */
+  unordered: readonly (readonly [string, string])[];
+  /** Event types the server sends in some runs and not in others. */
+  sometimes: readonly string[];
 }
 
 /** Options every suite recording takes. */

@@ -54,7 +54,7 @@ describe('bad input on the command line', () => {
     await rm(out, { recursive: true });
     expectOneLine(
       await runBench(['record', '--target', 'hermes', '--peer', 'codex']),
-      /^bench: --peer runs a real vendor server, which the hermes target has none of; use it with --target codex or --target opencode\n$/,
+      /^bench: --peer runs a real vendor server, which the hermes target has none of; use it with --target omnigent or --target codex or --target opencode\n$/,
     );
     expectOneLine(
       await runBench(['record', '--target', 'opencode', '--peer', 'opencode', '--server', 'http://127.0.0.1:1']),

@@ -60,7 +60,7 @@ describe('bench record', () => {
       const r = await runBench(['record', '--harness', id]);
       expect(r.code).toBe(2);
       expect(r.stderr).toBe(
-        `bench: unknown harness ${JSON.stringify(id)}; known native-tui harnesses: claude-native, codex-native, pi-native, cursor-native, kiro-native, antigravity-native, goose-native, qwen-native, kimi-native, hermes-native\n`,
+        `bench: unknown harness ${JSON.stringify(id)}; bench record drives the native-tui harnesses and, on omnigent's full server, openai-agents: claude-native, codex-native, pi-native, cursor-native, kiro-native, antigravity-native, goose-native, qwen-native, kimi-native, hermes-native, openai-agents\n`,
       );
     }
   });

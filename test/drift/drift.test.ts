@@ -3,7 +3,7 @@ import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeCassetteAtomic } from '../../src/cassette/index.js';
+import { loadCassette, writeCassetteAtomic } from '../../src/cassette/index.js';
 import { DEFAULT_DRIFT_CONFIG, renderDriftJunit, renderDriftMarkdown, renderDriftText, runDrift } from '../../src/drift/index.js';
 import { startCodexSimulator } from '../../src/families/codex/simulator/index.js';
 import { startHermesSimulator } from '../../src/families/hermes/simulator/index.js';
@@ -15,7 +15,8 @@ import { runsOf } from '../helpers/soak.js';
 
 const RERECORDINGS = runsOf(4, 20);
 
-const BASELINE = join(import.meta.dirname, '..', '..', 'cassettes', 'claude-native');
+const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
+const BASELINE = join(CASSETTES, 'claude-native');
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0)) await c();
@@ -155,14 +156,51 @@ describe('bench drift --candidate', () => {
     expect(again.stdout).toContain('0 breaking, 0 notable, 0 info');
   });
 
+  it("the full server's races are no change (its two clocks, a cancelled response finished only sometimes); the same edits to a native-tui recording are", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'tapedeck-noise-'));
+    /** Base and candidate copies of a committed folder, the candidate with the status/consumed pair swapped and an event type added. */
+    const edited = async (folder: string) => {
+      const base = join(root, `${folder}-base`);
+      const cand = join(root, `${folder}-cand`);
+      await cp(join(CASSETTES, folder), base, { recursive: true });
+      await cp(join(CASSETTES, folder), cand, { recursive: true });
+      const file = join(cand, 'basic_turn.yaml');
+      const cassette = await loadCassette(file);
+      for (const i of cassette.interactions) {
+        const events = i.response?.stream?.events;
+        if (!events) continue;
+        const s = events.findIndex((e) => e.event === 'session.status');
+        const c = events.findIndex((e) => e.event === 'session.input.consumed');
+        if (s === -1 || c === -1) continue;
+        [events[s], events[c]] = [events[c] as (typeof events)[number], events[s] as (typeof events)[number]];
+        const last = events.at(-1) as (typeof events)[number];
+        events.push({
+          ...last,
+          event: 'response.cancelled',
+          data: JSON.stringify({ type: 'response.cancelled', sequence_number: 9, response: { id: 'r', status: 'cancelled' } }),
+        });
+      }
+      await writeCassetteAtomic(file, cassette);
+      return runBench(['drift', '--baseline', base, '--candidate', cand, '--fail-on', 'info']);
+    };
+    const real = await edited('openai-agents-real');
+    expect([real.code, real.stdout.split('\n')[0]]).toEqual([0, expect.stringContaining('0 breaking, 0 notable, 0 info')]);
+    const native = await edited('claude-native');
+    expect(native.code).toBe(1);
+    expect(native.stdout).toMatch(
+      /session\.(status|input\.consumed) used to precede session\.(input\.consumed|status); now it comes after/,
+    );
+    expect(native.stdout).toContain('event type response.cancelled appeared');
+  });
+
   it('refuses to run without exactly one of --server and --candidate', async () => {
     const r = await runBench(['drift', '--baseline', 'cassettes']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('bench: give exactly one of --server URL or --peer BINARY (re-record) or --candidate DIR (compare folders)\n');
-    const peer = await runBench(['drift', '--baseline', 'cassettes', '--peer', 'codex']);
+    const peer = await runBench(['drift', '--baseline', 'cassettes', '--peer', 'codex', '--target', 'hermes']);
     expect([peer.code, peer.stderr]).toEqual([
       2,
-      'bench: --peer re-records a real vendor server; add --target codex or --target opencode\n',
+      'bench: --peer re-records a real vendor server; add --target omnigent or --target codex or --target opencode\n',
     ]);
   });
 });

@@ -18,6 +18,8 @@ const run = promisify(execFile);
 const HERE = import.meta.dirname;
 const COMMITTED = join(HERE, '..', '..', 'cassettes');
 /** Where `npm ci --prefix test/peers` puts each vendor binary (linux x64, as on every machine here). */
+/** Where scripts/install-python-peers.sh puts the omnigent server's entry point (from test/peers/python/omnigent.lock). */
+const OMNIGENT = join(HERE, 'python', 'omnigent', '.venv', 'bin', 'omnigent');
 const BINARIES: Record<PeerKind, string> = {
   opencode: join(HERE, 'node_modules', 'opencode-linux-x64', 'bin', 'opencode'),
   codex: join(HERE, 'node_modules', '@openai', 'codex-linux-x64', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex'),
@@ -25,7 +27,7 @@ const BINARIES: Record<PeerKind, string> = {
 
 let out: string;
 beforeAll(async () => {
-  for (const [kind, binary] of Object.entries(BINARIES))
+  for (const [kind, binary] of [...Object.entries(BINARIES), ['omnigent', OMNIGENT] as const])
     if (!existsSync(binary))
       throw new Error(`${kind} is not installed at ${binary}; run npm run test:peers, which installs test/peers first`);
   out = await mkdtemp(join(tmpdir(), 'tapedeck-peers-'));
@@ -99,5 +101,63 @@ describe('the codex protocol the pinned binary describes (generate-json-schema)'
       }
     }
     expect(frames).toBeGreaterThan(200);
+  });
+});
+
+describe('the real omnigent full server (server + bare runner, openai-agents in process)', () => {
+  const suite = suiteForTarget('omnigent');
+  const folder = suite.peer?.folder as string;
+  let root = '';
+
+  it('records the probes it can run through the recording proxy, with nothing left behind and nothing written outside its root', async () => {
+    const before = new Set(await readdir(tmpdir()));
+    const manifest = await recordTarget(suite, {
+      peer: OMNIGENT,
+      variant: 'openai-agents',
+      outDir: out,
+      onPeerStarted: (peer) => (root = peer.root),
+    });
+    expect(manifest.target).toMatch(/^omnigent server 0\.19\.1 /);
+    expect(Object.fromEntries(manifest.probes.map((p) => [p.probe, p.verdict]))).toEqual({
+      basic_turn: 'SUPPORTED',
+      streaming: 'SUPPORTED',
+      // No tool the mock model provokes yet on the full server: SKIPPED with the reason, not a verdict.
+      tool_calling: 'SKIPPED',
+      policy_deny: 'SKIPPED',
+      policy_allow: 'SKIPPED',
+      policy_ask: 'SKIPPED',
+      cost_tracking: 'PARTIAL',
+      interrupt: 'SUPPORTED',
+    });
+    expect(root).not.toBe('');
+    expect(await processesUnder(root)).toEqual([]);
+    expect(existsSync(root)).toBe(false);
+    // omnigent's own default for harness sockets is /tmp/omnigent-<uid>: the peer keeps them under its root.
+    const left = (await readdir(tmpdir())).filter((n) => !before.has(n) && !n.startsWith('tapedeck-peers-'));
+    expect(left).toEqual([]);
+  });
+
+  it('its cassettes verify clean against the full-server pack and replay offline to the same verdicts', async () => {
+    const files = (await readdir(join(out, folder))).filter((f) => f !== 'manifest.yaml');
+    expect(files).toHaveLength(4);
+    for (const file of files) {
+      const checked = verifyCassette(await loadCassette(join(out, folder, file)), file);
+      expect(checked.rules.length).toBeGreaterThan(0);
+      expect([file, checked.rules.flatMap((r) => r.violations)]).toEqual([file, []]);
+    }
+    const rows = await replayCheck(join(out, folder));
+    expect(rows.map((r) => [r.probe, r.ok])).toEqual(rows.map((r) => [r.probe, true]));
+  });
+
+  it('bench drift --peer re-records it and finds nothing moved against the committed recording', async () => {
+    const report = await runDrift({
+      baseline: COMMITTED,
+      harness: folder,
+      peer: OMNIGENT,
+      target: 'omnigent',
+      config: DEFAULT_DRIFT_CONFIG,
+      failOn: 'info',
+    });
+    expect(report.findings.map((f) => `${f.severity} ${f.subject}: ${f.message}`)).toEqual([]);
   });
 });

@@ -101,4 +101,20 @@ describe('the mock model', () => {
     const bad = await fetch(`${model.baseUrl}/responses`, { method: 'POST', body: '[1]' });
     expect(bad.status).toBe(400);
   });
+
+  it("answers the omnigent bench's prompts as a model that follows them: the literal, twenty counted deltas, a long paced essay", async () => {
+    model = await startMockModel();
+    const deltas = async (text: string) =>
+      (await stream('/responses', { model: 'm', stream: true, input: [{ role: 'user', content: [{ type: 'input_text', text }] }] }))
+        .filter((e) => (e as { type?: string }).type === 'response.output_text.delta')
+        .map((e) => (e as { delta: string }).delta);
+    expect(await deltas('Reply with exactly the literal string KIRO_NATIVE_OK and nothing else.')).toEqual(['KIRO_NATIVE_OK']);
+    const counted = await deltas('Count from 1 to 20 in words, one per line.');
+    expect([counted.length, counted[0], counted.at(-1)]).toEqual([20, 'one\n', 'twenty']);
+    const started = performance.now();
+    const essay = await deltas('Write a detailed 500-word essay about the history of computing.');
+    // Paced so an interrupt lands mid-stream: 200 deltas, 25 ms apart, take seconds, not the milliseconds of the others.
+    expect(essay.length).toBe(200);
+    expect(performance.now() - started).toBeGreaterThan(200 * 25 * 0.8);
+  });
 });

@@ -26,9 +26,11 @@ describe('the one record loop', () => {
   it('omnigent refuses a server that is down before recording anything, in one line naming the fix', async () => {
     const port = await freePort();
     const out = await tempDir('down');
-    const err = await recordSuite(suiteForTarget('omnigent'), { server: `http://127.0.0.1:${port}`, variant: 'kiro-native', outDir: out }).catch(
-      (e: unknown) => e as Error,
-    );
+    const err = await recordSuite(suiteForTarget('omnigent'), {
+      server: `http://127.0.0.1:${port}`,
+      variant: 'kiro-native',
+      outDir: out,
+    }).catch((e: unknown) => e as Error);
     expect((err as Error).message).toMatch(/^cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); is the server running\?/);
   });
 });

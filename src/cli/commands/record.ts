@@ -133,7 +133,7 @@ Examples:
           process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
         } else {
           process.stdout.write(
-            `${manifest.harness} against ${manifest.target}: cassettes in ${flags.out}/${manifest.harness}/\n\n${verdictTable(manifest)}\n`,
+            `${manifest.harness} against ${manifest.target}: cassettes in ${flags.out}/${flags.folder ?? (flags.peer ? suite.peer?.folder : undefined) ?? manifest.harness}/\n\n${verdictTable(manifest)}\n`,
           );
         }
         return manifest.probes.some((p) => p.verdict === 'DRIFT') ? 1 : 0;

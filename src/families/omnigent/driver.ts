@@ -2,7 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StreamEvent, StreamReader } from '../../suite/stream-reader.js';
-import { ProvisioningError } from './errors.js';
+import { agentBundle, benchAgentConfig, bundleUpload } from './agent-bundle.js';
+import { ProvisioningError, ServerResponseError } from './errors.js';
 import type { HarnessProfile } from './harnesses.js';
 import { assistantText, functionCalls, itemRole } from './items.js';
 import { type FetchLike, openSessionStream, SessionClient } from './session-client.js';
@@ -60,12 +61,13 @@ export class SessionDriver {
     return this.sessionId;
   }
 
-  /** Brings up a session bound to an online host with the native terminal ensured. */
+  /** Brings up a session: bound to an online host with the native terminal ensured, or, for a full-server harness, to a runner. */
   async provision(): Promise<void> {
     await this.waitUntil(
       'the server to answer /health with 200',
       async () => (await this.client.call('GET', '/health').catch(() => ({ status: 0 }))).status === 200,
     );
+    if (this.harness.integrationMode === 'sdk') return this.provisionOnRunner();
     const hostId = await this.waitUntil('a host to come online in /v1/hosts', async () => {
       const { hosts } = await this.client.ok<{ hosts: { host_id: string; status: string }[] }>('GET', '/v1/hosts');
       return hosts.find((h) => h.status === 'online')?.host_id;
@@ -95,6 +97,36 @@ export class SessionDriver {
       const snap = await this.client.ok<{ external_session_id?: string | null }>('GET', `/v1/sessions/${created.id}`);
       return snap.external_session_id ?? undefined;
     });
+  }
+
+  /**
+   * The bench's full-server topology: a runner online that runs the harness in
+   * process, the bench agent registered as a bundle, a session bound to the runner.
+   */
+  private async provisionOnRunner(): Promise<void> {
+    const harness = this.harness.id;
+    const runnerId = await this.waitUntil(`a runner advertising ${harness} in /v1/runners`, async () => {
+      const { data } = await this.client.ok<{ data: { runner_id: string; online?: boolean; harnesses?: string[] }[] }>(
+        'GET',
+        '/v1/runners',
+      );
+      return data.find((r) => r.online !== false && r.harnesses?.includes(harness))?.runner_id;
+    });
+    const config = benchAgentConfig(harness);
+    const { body, contentType } = bundleUpload(agentBundle(config));
+    const registered = await this.client.upload('/v1/sessions', body, contentType);
+    // 409: registered by an earlier probe; the agent is found by name.
+    if (registered.status !== 409 && (registered.status < 200 || registered.status >= 300))
+      throw new ServerResponseError(registered.status, 'POST /v1/sessions (agent bundle)', JSON.stringify(registered.json));
+    const listed = await this.client.ok<{ data: { agent_id?: string }[] }>(
+      'GET',
+      `/v1/sessions?agent_name=${encodeURIComponent(String(config.name))}&limit=1`,
+    );
+    const agentId = listed.data[0]?.agent_id;
+    if (!agentId) throw new ProvisioningError(`the server lists no session of the ${String(config.name)} agent after registering it`);
+    const created = await this.client.ok<{ id: string }>('POST', '/v1/sessions', { agent_id: agentId });
+    this.sessionId = created.id;
+    await this.client.ok('PATCH', `/v1/sessions/${created.id}`, { runner_id: runnerId });
   }
 
   private async waitUntil<T>(what: string, probe: () => Promise<T | undefined | false>): Promise<T> {
@@ -132,7 +164,8 @@ export class SessionDriver {
       cursor = reader.events.indexOf(event, cursor) + 1;
       // After an interrupt the vendor's final idle still ends the turn; reading on keeps recordings deterministic.
       if (event.type === OUTPUT_DONE || event.type === 'session.interrupted') sawOutput = true;
-      if (event.type === 'response.failed') return true;
+      // The real server reports a turn that could not run as `session.status failed` (with the error), never idle.
+      if (event.type === 'response.failed' || (event.type === 'session.status' && event.data.status === 'failed')) return true;
       if (event.type === 'session.status' && event.data.status === 'idle' && sawOutput) {
         await reader.settle(this.timings.settleMs);
         if (reader.events.slice(cursor).some((e) => e.type === OUTPUT_DONE)) continue;
@@ -201,6 +234,11 @@ export class SessionDriver {
    */
   async teardown(): Promise<void> {
     if (!this.sessionId) return;
+    // The real full server (0.19.1) keeps a deleted session's stream open with heartbeats: nothing ends to wait for.
+    if (this.harness.integrationMode === 'sdk') {
+      await this.client.call('DELETE', `/v1/sessions/${this.session}`);
+      return;
+    }
     const reader = await openSessionStream(this.baseUrl, this.session, this.client.fetch, 10_000);
     try {
       await this.client.call('DELETE', `/v1/sessions/${this.session}`);

@@ -56,7 +56,8 @@ function sdk(id: string): HarnessProfile {
     interrupt: true,
     shellTool: '',
     mirrorsToolCalls: true,
-    reportsCost: true,
+    // Checked on the real full server (0.19.1): openai-agents reports usage as tokens, with a cost only for a model it prices.
+    reportsCost: id !== 'openai-agents',
   };
 }
 
@@ -99,7 +100,10 @@ export function findHarness(id: string): HarnessProfile | undefined {
   return HARNESS_PROFILES.find((h) => h.id === id);
 }
 
-/** Harness ids that `bench record` can drive (native-tui). */
+/** Full-server harnesses the bench runs in a runner's process (no host daemon, no vendor CLI): those the mock model can serve. */
+export const FULL_SERVER_HARNESSES: readonly string[] = ['openai-agents'];
+
+/** Harness ids that `bench record` can drive: native-tui, and the full-server ones. */
 export function recordableHarnessIds(): string[] {
-  return HARNESS_PROFILES.filter((h) => h.integrationMode === 'native-tui').map((h) => h.id);
+  return HARNESS_PROFILES.filter((h) => h.integrationMode === 'native-tui' || FULL_SERVER_HARNESSES.includes(h.id)).map((h) => h.id);
 }

@@ -7,6 +7,15 @@ export const INTERNAL_ORIGIN = 'omnigent://internal';
 
 export type { FetchLike };
 
+/** A body as JSON when it is JSON, as text otherwise; empty is undefined. */
+function parseJson(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** A small JSON client for the session API. */
 export class SessionClient {
   constructor(
@@ -24,14 +33,17 @@ export class SessionClient {
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      json = text;
-    }
-    return { status: res.status, json };
+    return { status: res.status, json: parseJson(await res.text()) };
+  }
+
+  /** An upload (a multipart body, say); any status comes back, with the body as JSON when it is JSON. */
+  async upload(path: string, body: Buffer, contentType: string): Promise<{ status: number; json: unknown }> {
+    const res = await this.fetch(`${this.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { origin: INTERNAL_ORIGIN, accept: 'application/json', 'content-type': contentType },
+      body: new Uint8Array(body),
+    });
+    return { status: res.status, json: parseJson(await res.text()) };
   }
 
   /** A request that must succeed (2xx); anything else is a ServerResponseError. */

@@ -2,7 +2,8 @@ import { TapedeckError, UsageError } from '../../errors.js';
 import { reconcile, type Verdict } from '../../manifest/index.js';
 import { isInfrastructure, type Pace, REPLAY_ORIGIN, type Suite, simulatorBasics, throughDoor } from '../../suite/index.js';
 import { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
-import { findHarness, type HarnessProfile, recordableHarnessIds } from './harnesses.js';
+import { FULL_SERVER_HARNESSES, findHarness, type HarnessProfile, recordableHarnessIds } from './harnesses.js';
+import { omnigentPeer } from './peer.js';
 import { PROBES, type Probe } from './probes.js';
 import { type OmnigentSimulatorOptions, startOmnigentSimulator } from './simulator/index.js';
 
@@ -35,16 +36,20 @@ const TIMINGS: Record<Pace, DriverTimings> = {
 
 /** Packs that apply to native-tui recordings (checked by `bench verify`). */
 export const NATIVE_TUI_PACKS = ['omnigent/stream', 'omnigent/native-tui'];
+/** A full-server harness streams in the server's own order (output items before `response.completed`): the native-tui pack does not apply. */
+export const FULL_SERVER_PACKS = ['omnigent/stream'];
 
 /** Validates a harness id for recording: known, native-tui, and safe as a folder name. */
 export function recordableHarness(id: string): HarnessProfile {
   const harness = findHarness(id);
   if (!harness || !/^[a-z0-9][a-z0-9-]*$/.test(id)) {
-    throw new UsageError(`unknown harness ${JSON.stringify(id)}; known native-tui harnesses: ${recordableHarnessIds().join(', ')}`);
-  }
-  if (harness.integrationMode !== 'native-tui') {
     throw new UsageError(
-      `${id} is a ${harness.integrationMode} harness; bench record drives native-tui harnesses: ${recordableHarnessIds().join(', ')}`,
+      `unknown harness ${JSON.stringify(id)}; bench record drives the native-tui harnesses and, on omnigent's full server, ${FULL_SERVER_HARNESSES.join(', ')}: ${recordableHarnessIds().join(', ')}`,
+    );
+  }
+  if (harness.integrationMode !== 'native-tui' && !FULL_SERVER_HARNESSES.includes(id)) {
+    throw new UsageError(
+      `${id} is a ${harness.integrationMode} harness; bench record drives the native-tui harnesses and, on omnigent's full server, ${FULL_SERVER_HARNESSES.join(', ')}: ${recordableHarnessIds().join(', ')}`,
     );
   }
   return harness;
@@ -106,9 +111,14 @@ export const omnigentSuite: Suite<Probe> = {
   },
   plan: (context, selected) => {
     const harness = recordableHarness(context.variant as string);
+    if (harness.integrationMode !== 'native-tui' && context.pace === 'simulated')
+      throw new UsageError(
+        `${harness.id} runs in a runner of omnigent's full server, which the embedded simulator does not model; record it with --peer <venv>/bin/omnigent or --server URL`,
+      );
     return {
       folder: harness.id,
       probes: selected,
+      packs: harness.integrationMode === 'native-tui' ? NATIVE_TUI_PACKS : FULL_SERVER_PACKS,
       gate: 'basic_turn',
       declare: (probe) => probe.declare(harness),
       observe: (probe, url) => observeProbe(probe, new SessionDriver(url, harness, TIMINGS[context.pace])),
@@ -124,4 +134,14 @@ export const omnigentSuite: Suite<Probe> = {
       return { replayed: reconcile(observed, probe.declare(harness).declared), reason };
     });
   },
+  peer: omnigentPeer,
+  driftNoise: (harness) =>
+    findHarness(harness)?.integrationMode === 'sdk'
+      ? {
+          // The full server's runner reports `running` and the server reports the consumed input on their own clocks (seen both ways in 0.19.1).
+          unordered: [['session.status', 'session.input.consumed']],
+          // After an interrupt it finishes the cancelled response (output item, response.cancelled) in some runs only.
+          sometimes: ['response.cancelled'],
+        }
+      : undefined,
 };
