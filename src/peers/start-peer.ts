@@ -14,6 +14,8 @@ export interface PeerServer {
   url: string;
   /** What the binary says its version is (`1.18.33`, `codex-cli 0.171.0`). */
   version: string;
+  /** The key its clients must send, when the peer chose one (the hermes gateway's API key). */
+  apiKey?: string;
   /** The throwaway folder holding its HOME, config and state; removed by `close`. */
   root: string;
   /** Stops the whole process group, anything else started under `root`, and removes `root`. */
@@ -126,7 +128,7 @@ export async function startPeer(kind: string, spec: PeerSpec, given: StartPeerOp
   await mkdir(cwd, { recursive: true });
   // Even `--version` runs isolated: opencode creates its cache, config and log folders under HOME on any start.
   const version = await run(options.binary, ['--version'], { cwd, env, timeout: 30_000 }).then(
-    (r) => r.stdout.trim(),
+    (r) => r.stdout.trim().split('\n')[0] as string,
     async (err: Error) => {
       await rm(root, { recursive: true, force: true });
       throw new PeerStartError(`${options.binary} --version failed (${err.message.split('\n')[0]}); give the path of the ${kind} binary`);
@@ -160,7 +162,8 @@ export async function startPeer(kind: string, spec: PeerSpec, given: StartPeerOp
     })());
   try {
     const startMs = options.startMs ?? 60_000;
-    const listened = await waitListening(child, listening, kind, startMs);
+    const listened = listening ? await waitListening(child, listening, kind, startMs) : launch.url;
+    if (!listened) throw new PeerStartError(`${kind}: its PeerSpec gives neither a listening line nor a URL`);
     const url = launch.urlOf?.(listened) ?? listened;
     // Keep draining its output so a chatty server never blocks on a full pipe.
     child.stdout?.resume();
@@ -172,7 +175,7 @@ export async function startPeer(kind: string, spec: PeerSpec, given: StartPeerOp
       companion.stderr?.resume();
     }
     if (launch.ready) await withTimeout(launch.ready(url), startMs, `${kind} did not become ready within ${startMs} ms`);
-    return { kind, url, version, root, close };
+    return { kind, url, version, root, close, ...(launch.apiKey ? { apiKey: launch.apiKey } : {}) };
   } catch (err) {
     await close();
     throw err;

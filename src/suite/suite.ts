@@ -86,7 +86,11 @@ export interface PeerLaunch {
   args: string[];
   env: Record<string, string>;
   /** Its listening line on stdout or stderr; the first group is its URL, or what `urlOf` makes one of. */
-  listening: RegExp;
+  listening?: RegExp | undefined;
+  /** Its URL, for a server that prints no listening line (it is then known ready by `ready`). */
+  url?: string | undefined;
+  /** The key its clients must send, when the peer chose one. */
+  apiKey?: string | undefined;
   urlOf?: ((listened: string) => string) | undefined;
   /** Processes started once the server listens (a runner), each in a process group of its own, stopped with it. */
   companions?: ((url: string) => { command: string; args: string[]; env: Record<string, string> }[]) | undefined;

@@ -35,6 +35,7 @@ export async function recordTarget(suite: Suite, options: RecordTargetOptions): 
       return await recordSuite(suite, {
         ...options,
         server: peer.url,
+        apiKey: options.apiKey ?? peer.apiKey,
         folder: options.folder ?? spec.folder,
         described: `${spec.title} ${peer.version.replace(/^\D+/, '')} (the real binary) against the tapedeck mock model`,
       });

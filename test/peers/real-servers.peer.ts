@@ -20,6 +20,8 @@ const COMMITTED = join(HERE, '..', '..', 'cassettes');
 /** Where `npm ci --prefix test/peers` puts each vendor binary (linux x64, as on every machine here). */
 /** Where scripts/install-python-peers.sh puts the omnigent server's entry point (from test/peers/python/omnigent.lock). */
 const OMNIGENT = join(HERE, 'python', 'omnigent', '.venv', 'bin', 'omnigent');
+/** ...and the hermes-agent gateway's (from test/peers/python/hermes.lock). */
+const HERMES = join(HERE, 'python', 'hermes', '.venv', 'bin', 'hermes');
 const BINARIES: Record<PeerKind, string> = {
   opencode: join(HERE, 'node_modules', 'opencode-linux-x64', 'bin', 'opencode'),
   codex: join(HERE, 'node_modules', '@openai', 'codex-linux-x64', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex'),
@@ -27,7 +29,7 @@ const BINARIES: Record<PeerKind, string> = {
 
 let out: string;
 beforeAll(async () => {
-  for (const [kind, binary] of [...Object.entries(BINARIES), ['omnigent', OMNIGENT] as const])
+  for (const [kind, binary] of [...Object.entries(BINARIES), ['omnigent', OMNIGENT] as const, ['hermes', HERMES] as const])
     if (!existsSync(binary))
       throw new Error(`${kind} is not installed at ${binary}; run npm run test:peers, which installs test/peers first`);
   out = await mkdtemp(join(tmpdir(), 'tapedeck-peers-'));
@@ -159,5 +161,27 @@ describe('the real omnigent full server (server + bare runner, openai-agents in 
       failOn: 'info',
     });
     expect(report.findings.map((f) => `${f.severity} ${f.subject}: ${f.message}`)).toEqual([]);
+  });
+});
+
+describe('the real hermes-agent 0.19.0 gateway (its API server, against the mock model)', () => {
+  it('runs isolated behind a key of its own, answers the Responses stream probe, and the packs hold on everything it sent', async () => {
+    const suite = suiteForTarget('hermes');
+    let root = '';
+    const manifest = await recordTarget(suite, { peer: HERMES, outDir: out, onPeerStarted: (peer) => (root = peer.root) });
+    expect(manifest.target).toMatch(/^hermes-agent gateway 0\.19\.0 /);
+    const verdicts = Object.fromEntries(manifest.probes.map((p) => [p.probe, p.verdict]));
+    expect(verdicts.responses_stream).toBe('SUPPORTED');
+    // The probes that need the model to reason, ask, call tools, or features 0.19.0 lacks: a verdict with its reason, never UNKNOWN.
+    expect(manifest.probes.filter((p) => p.verdict === 'UNKNOWN')).toEqual([]);
+    expect(await processesUnder(root)).toEqual([]);
+    expect(existsSync(root)).toBe(false);
+    const folder = join(out, suite.peer?.folder as string);
+    for (const file of (await readdir(folder)).filter((f) => f !== 'manifest.yaml')) {
+      const checked = verifyCassette(await loadCassette(join(folder, file)), file);
+      expect([file, checked.rules.flatMap((r) => r.violations)]).toEqual([file, []]);
+    }
+    const rows = await replayCheck(folder);
+    expect(rows.map((r) => [r.probe, r.ok])).toEqual(rows.map((r) => [r.probe, true]));
   });
 });

@@ -2,6 +2,7 @@ import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
 import { observeSafely, REPLAY_ORIGIN, type Suite, simulatorBasics, TURN_MS, throughDoor } from '../../suite/index.js';
 import { HermesClient } from './client.js';
+import { hermesPeer } from './peer.js';
 import { HERMES_PROBES, type HermesProbe } from './probes.js';
 import { startHermesSimulator } from './simulator/index.js';
 
@@ -41,4 +42,5 @@ export const hermesSuite: Suite<HermesProbe> = {
       return { replayed: reconcile(observed, 'SUPPORTED'), reason };
     });
   },
+  peer: hermesPeer,
 };
