@@ -52,6 +52,8 @@ const ESSAY_PACE_MS = 25;
 /** What the script answers, from the last message, the last user text and the tools on offer. */
 function choose(lastRole: string | undefined, userText: string, tools: string[]): Reply {
   if (lastRole === 'tool') return { kind: 'after-tool', words: AFTER_TOOL };
+  // The omnigent full-server bench's tool probe: its server-dispatched builtin, when offered.
+  if (/\blist_files\b/.test(userText) && tools.includes('list_files')) return { kind: 'tool', name: 'list_files', args: {} };
   if (/\brun:/i.test(userText)) {
     if (tools.includes('bash')) return { kind: 'tool', name: 'bash', args: { command: COMMAND, description: 'Print a greeting' } };
     if (tools.includes('exec_command')) return { kind: 'tool', name: 'exec_command', args: { cmd: COMMAND } };

@@ -52,9 +52,10 @@ describe('bad input on the command line', () => {
     );
     expect(await readdir(out)).toEqual([]);
     await rm(out, { recursive: true });
+    // Every family has a real server now; a Python one is named by its environment's entry point.
     expectOneLine(
-      await runBench(['record', '--target', 'hermes', '--peer', 'codex']),
-      /^bench: --peer runs a real vendor server, which the hermes target has none of; use it with --target omnigent or --target codex or --target opencode\n$/,
+      await runBench(['record', '--target', 'hermes', '--peer', '/no/such/venv/bin/hermes', '--out', out]),
+      /^bench: \/no\/such\/venv\/bin\/hermes --version failed \(.*\); give the path of the hermes binary\n$/,
     );
     expectOneLine(
       await runBench(['record', '--target', 'opencode', '--peer', 'opencode', '--server', 'http://127.0.0.1:1']),

@@ -197,11 +197,9 @@ describe('bench drift --candidate', () => {
     const r = await runBench(['drift', '--baseline', 'cassettes']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('bench: give exactly one of --server URL or --peer BINARY (re-record) or --candidate DIR (compare folders)\n');
-    const peer = await runBench(['drift', '--baseline', 'cassettes', '--peer', 'codex', '--target', 'hermes']);
-    expect([peer.code, peer.stderr]).toEqual([
-      2,
-      'bench: --peer re-records a real vendor server; add --target omnigent or --target codex or --target opencode\n',
-    ]);
+    const peer = await runBench(['drift', '--baseline', 'cassettes', '--peer', '/no/such/codex', '--target', 'codex']);
+    expect(peer.code).toBe(2);
+    expect(peer.stderr).toMatch(/^bench: \/no\/such\/codex --version failed \(.*\); give the path of the codex binary\n$/m);
   });
 });
 

@@ -123,11 +123,12 @@ describe('the real omnigent full server (server + bare runner, openai-agents in 
     expect(Object.fromEntries(manifest.probes.map((p) => [p.probe, p.verdict]))).toEqual({
       basic_turn: 'SUPPORTED',
       streaming: 'SUPPORTED',
-      // No tool the mock model provokes yet on the full server: SKIPPED with the reason, not a verdict.
-      tool_calling: 'SKIPPED',
-      policy_deny: 'SKIPPED',
-      policy_allow: 'SKIPPED',
-      policy_ask: 'SKIPPED',
+      // The server's list_files builtin, called by the mock model; session CEL policies deny, allow and ask.
+      tool_calling: 'SUPPORTED',
+      policy_deny: 'SUPPORTED',
+      policy_allow: 'SUPPORTED',
+      policy_ask: 'SUPPORTED',
+      // Tokens without a cost: the server prices no mock model.
       cost_tracking: 'PARTIAL',
       interrupt: 'SUPPORTED',
     });
@@ -141,7 +142,7 @@ describe('the real omnigent full server (server + bare runner, openai-agents in 
 
   it('its cassettes verify clean against the full-server pack and replay offline to the same verdicts', async () => {
     const files = (await readdir(join(out, folder))).filter((f) => f !== 'manifest.yaml');
-    expect(files).toHaveLength(4);
+    expect(files).toHaveLength(8);
     for (const file of files) {
       const checked = verifyCassette(await loadCassette(join(out, folder, file)), file);
       expect(checked.rules.length).toBeGreaterThan(0);

@@ -5,7 +5,7 @@ import type { StreamEvent, StreamReader } from '../../suite/stream-reader.js';
 import { agentBundle, benchAgentConfig, bundleUpload } from './agent-bundle.js';
 import { ProvisioningError, ServerResponseError } from './errors.js';
 import type { HarnessProfile } from './harnesses.js';
-import { assistantText, functionCalls, itemRole } from './items.js';
+import { assistantText, deniedToolOutput, functionCalls, itemRole } from './items.js';
 import { type FetchLike, openSessionStream, SessionClient } from './session-client.js';
 import { emptyTurnResult, type TurnResult } from './turn-result.js';
 
@@ -216,7 +216,8 @@ export class SessionDriver {
     result.textDeltaCount = turnEvents.filter((e) => e.type === 'response.output_text.delta' && e.data.delta !== '').length;
     result.cancelled = turnEvents.some((e) => e.type === 'session.interrupted');
     result.failed = turnEvents.some((e) => e.type === 'response.failed');
-    result.toolCallDenied = turnEvents.some((e) => e.type === 'response.policy_denied');
+    // Native harnesses report a blocked call as response.policy_denied; the real full server (0.19.1) as the call's output.
+    result.toolCallDenied = turnEvents.some((e) => e.type === 'response.policy_denied' || deniedToolOutput(e.data));
     result.elicitationRequested = turnEvents.some((e) => e.type === 'response.elicitation_request');
     if (reader.error) result.error = reader.error;
     const after = await this.items();

@@ -54,7 +54,8 @@ function sdk(id: string): HarnessProfile {
     streaming: true,
     lazyChat: false,
     interrupt: true,
-    shellTool: '',
+    // The full-server bench provokes the server's read-only builtin, which its agent bundle offers.
+    shellTool: id === 'openai-agents' ? 'list_files' : '',
     mirrorsToolCalls: true,
     // Checked on the real full server (0.19.1): openai-agents reports usage as tokens, with a cost only for a model it prices.
     reportsCost: id !== 'openai-agents',

@@ -34,3 +34,10 @@ export function functionCalls(items: Item[]): ToolCall[] {
       return { callId: String(f.call_id ?? ''), name: String(f.name ?? ''), arguments: String(f.arguments ?? '') };
     });
 }
+
+/** A stream event carrying a tool call's output that the server's policy blocked (the full server writes the denial into the output). */
+export function deniedToolOutput(event: Record<string, unknown>): boolean {
+  if (event.type !== 'response.output_item.done') return false;
+  const item = event.item as Item | undefined;
+  return !!item && itemType(item) === 'function_call_output' && /\bDenied by policy\b/.test(String(fields(item).output ?? ''));
+}

@@ -43,6 +43,8 @@ export function markerFor(harness: string): string {
 }
 
 function toolPrompt(h: HarnessProfile, token: string): string {
+  // On the full server the tool is the bench's server-dispatched builtin, the one its agent bundle offers.
+  if (h.integrationMode === 'sdk') return `List the files using the ${h.shellTool} tool, then tell me how many there are.`;
   const command = `echo omnigent-bench-${token}`;
   return h.shellTool === 'Bash'
     ? `Use the Bash tool to run this exact command: ${command}`
@@ -68,7 +70,10 @@ async function policyTurn(driver: SessionDriver, action: 'deny' | 'allow' | 'ask
         }
       },
       // I19 and I26: a late policy_denied, or an idle flap before the elicitation, must not end observation early.
-      ...(action === 'deny' ? { linger: { type: 'response.policy_denied', ms: driver.timings.denyObserveMs } } : {}),
+      // The full server writes the denial into the call's output, within the turn: nothing trails it.
+      ...(action === 'deny' && driver.harness.integrationMode !== 'sdk'
+        ? { linger: { type: 'response.policy_denied', ms: driver.timings.denyObserveMs } }
+        : {}),
       ...(action === 'ask' ? { linger: { type: 'response.elicitation_request', ms: driver.timings.denyObserveMs } } : {}),
     });
   } finally {
@@ -130,6 +135,8 @@ export const PROBES: readonly Probe[] = [
       const skip = toolSkip(driver.harness, true, driver);
       if (skip) return skipped(skip);
       const turn = await policyTurn(driver, 'deny');
+      if (turn.toolCallDenied && !turn.events.includes('response.policy_denied'))
+        return { observed: 'SUPPORTED', note: 'the blocked call returned the denial as its output', turn };
       return turn.toolCallDenied
         ? { observed: 'SUPPORTED', note: 'response.policy_denied observed', turn }
         : { observed: 'UNSUPPORTED', note: 'no response.policy_denied within the observation window', turn };
