@@ -2,15 +2,19 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../src/cassette/index.js';
 import { verifyCassette } from '../../src/contracts/index.js';
 import { DEFAULT_DRIFT_CONFIG, runDrift } from '../../src/drift/index.js';
 import { loadCodexProtocol } from '../../src/families/codex/index.js';
-import { processesUnder } from '../../src/peers/index.js';
+import { findHarness, type HarnessProfile, LIVE_TIMINGS, SessionDriver } from '../../src/families/omnigent/index.js';
+import { startMockModel } from '../../src/mock-model/index.js';
+import { processesUnder, startPeer } from '../../src/peers/index.js';
+import type { PeerSpec } from '../../src/suite/index.js';
 import { recordTarget, replayCheck, suiteForTarget } from '../../src/suites/index.js';
+import { startBench } from '../helpers/cli.js';
 
 type PeerKind = 'opencode' | 'codex';
 
@@ -150,6 +154,35 @@ describe('the real omnigent full server (server + bare runner, openai-agents in 
     }
     const rows = await replayCheck(join(out, folder));
     expect(rows.map((r) => [r.probe, r.ok])).toEqual(rows.map((r) => [r.probe, true]));
+  });
+
+  it("the maintainers' omnigent_client SDK sees the same turn live through bench proxy and against bench replay of it", async () => {
+    const model = await startMockModel();
+    const peer = await startPeer('omnigent', suite.peer as PeerSpec, { binary: OMNIGENT, modelBaseUrl: model.baseUrl });
+    const python = join(dirname(OMNIGENT), 'python');
+    const flow = join(HERE, 'clients', 'omnigent_client_flow.py');
+    const cassette = join(out, 'omnigent-client.yaml');
+    try {
+      // The bench agent the SDK's flow looks up by name: registered as the driver does.
+      await new SessionDriver(peer.url, findHarness('openai-agents') as HarnessProfile, LIVE_TIMINGS).provision();
+      const proxy = await startBench(['proxy', '--target', peer.url, '--port', '0', '--cassette', cassette]);
+      const live = (await run(python, [flow, proxy.url], { timeout: 90_000 })).stdout;
+      proxy.child.kill('SIGTERM');
+      expect(await proxy.exit()).toBe(0);
+      const replay = await startBench(['replay', cassette, '--port', '0']);
+      try {
+        const replayed = (await run(python, [flow, replay.url], { timeout: 90_000 })).stdout;
+        expect(live).toContain("response.output_text.delta 'SDK_OK'");
+        expect(live).toContain("assistant: ['SDK_OK']");
+        expect(replayed).toBe(live);
+      } finally {
+        replay.child.kill('SIGTERM');
+        await replay.exit();
+      }
+    } finally {
+      await peer.close();
+      await model.close();
+    }
   });
 
   it('bench drift --peer re-records it and finds nothing moved against the committed recording', async () => {
