@@ -83,11 +83,14 @@ one rejected, an abort with the permission pending) run against \`opencode
 serve\` over HTTP and its /event stream into <out>/opencode-serve/ (Basic auth
 from $OPENCODE_SERVER_PASSWORD for --server).
 
-With --peer, tapedeck runs the real vendor server itself (codex app-server or
-opencode serve, from the binary given) with a throwaway HOME against its own
-mock model, so a real server's turns run offline; everything it started is
-stopped at the end. Its cassettes go to <out>/<suite>-real/ unless --folder
-says otherwise.
+With --peer, tapedeck runs the real vendor server itself (codex app-server,
+opencode serve, the omnigent full server with a runner for --harness
+openai-agents, or the hermes-agent gateway; for the Python servers give the
+entry point of their environment, e.g. test/peers/python/omnigent/.venv/bin/omnigent)
+with a throwaway HOME against its own mock model, so a real server's turns
+run offline; everything it started is stopped at the end. Its cassettes go to
+<out>/<suite>-real/ (openai-agents-real, hermes-real) unless --folder says
+otherwise.
 
 Exit codes: 0 no drift, 1 a probe's observed capability differs from the
 declared one (DRIFT), 2 usage error or unreachable server.
@@ -97,7 +100,8 @@ Examples:
   $ bench record --harness claude-native --server http://127.0.0.1:6767 --probes basic_turn,streaming
   $ bench record --target hermes
   $ bench record --target codex --server ws://127.0.0.1:4500
-  $ bench record --target opencode --peer test/peers/node_modules/opencode-linux-x64/bin/opencode`,
+  $ bench record --target opencode --peer test/peers/node_modules/opencode-linux-x64/bin/opencode
+  $ bench record --harness openai-agents --peer test/peers/python/omnigent/.venv/bin/omnigent`,
     )
     .action((flags: RecordFlags) =>
       runCommand(async () => {
