@@ -37,8 +37,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Items = { data: Record<string, unknown>[] };
 
 /**
- * Drives a native-tui harness through the session HTTP surface, as the bench
- * does. It is strictly causal: every request follows the stream event it waits
+ * Drives a harness through the session HTTP surface, as the bench does: a
+ * native-tui one on a host, a full-server one (openai-agents) on a runner. It is strictly causal: every request follows the stream event it waits
  * for, and nothing polls while a turn's events flow.
  */
 export class SessionDriver {
