@@ -20,7 +20,8 @@ export interface DriftOptions {
   /** A real codex or opencode binary to re-record, started against the mock model (as `bench record --peer`). */
   peer?: string | undefined;
   /** With `server` or `peer`: which suite it serves; folders of other suites are left out. */
-  target?: DriftTarget | undefined;
+  /** A `--target` name of the registry (`omnigent`, `hermes`, ...). */
+  target?: string | undefined;
   /** With `server` and target hermes: the gateway's API key. */
   apiKey?: string | undefined;
   config: DriftConfig;
@@ -33,9 +34,6 @@ export interface DriftOptions {
 }
 
 const ORDER: Record<Severity, number> = { breaking: 0, notable: 1, info: 2 };
-
-/** A `--target` name of the registry (`omnigent`, `hermes`, ...). */
-export type DriftTarget = string;
 
 async function isDir(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;

@@ -88,18 +88,14 @@ const exited = (child: ChildProcess, ms: number) =>
         });
       });
 
-/** `work`, or a PeerStartError saying `why` after `ms`. */
-async function withTimeout<T>(work: Promise<T>, ms: number, why: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new PeerStartError(why)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
+/** Asks `isReady` every 200 ms until it says yes; the server exiting or `ms` passing first is a PeerStartError. */
+async function untilReady(child: ChildProcess, kind: string, url: string, isReady: (url: string) => Promise<boolean>, ms: number) {
+  const deadline = Date.now() + ms;
+  while (!(await isReady(url).catch(() => false))) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new PeerStartError(`${kind} exited (${child.signalCode ?? `code ${child.exitCode}`}) before it was ready`);
+    if (Date.now() > deadline) throw new PeerStartError(`${kind} did not become ready within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
@@ -174,7 +170,7 @@ export async function startPeer(kind: string, spec: PeerSpec, given: StartPeerOp
       companion.stdout?.resume();
       companion.stderr?.resume();
     }
-    if (launch.ready) await withTimeout(launch.ready(url), startMs, `${kind} did not become ready within ${startMs} ms`);
+    if (launch.isReady) await untilReady(child, kind, url, launch.isReady, startMs);
     return { kind, url, version, root, close, ...(launch.apiKey ? { apiKey: launch.apiKey } : {}) };
   } catch (err) {
     await close();

@@ -1,7 +1,7 @@
 export { InfrastructureError, isInfrastructure, ServerResponseError } from './errors.js';
 export { type FetchLike, JsonClient, type JsonReply } from './json-client.js';
 export { MessageLog } from './message-log.js';
-export { observeSafely, recordSuite, selectNamed } from './record-suite.js';
+export { findProbe, observeSafely, recordSuite, selectNamed } from './record-suite.js';
 export { cassetteFetch, REPLAY_ORIGIN, type ReplayDoor, throughDoor } from './replay-door.js';
 export { type StreamEvent, StreamReader } from './stream-reader.js';
 export {

@@ -29,6 +29,13 @@ export async function observeSafely(run: () => Promise<SuiteObservation>): Promi
   }
 }
 
+/** The probe named `name`, or a usage error naming the known ones. */
+export function findProbe<P extends { name: string }>(all: readonly P[], name: string, what: string): P {
+  const probe = all.find((p) => p.name === name);
+  if (!probe) throw new UsageError(`unknown ${what} probe ${JSON.stringify(name)}; probes: ${all.map((p) => p.name).join(', ')}`);
+  return probe;
+}
+
 /** The probes named in `names` (all when absent), or a usage error naming the known ones. */
 export function selectNamed<P extends { name: string }>(
   all: readonly P[],
@@ -36,9 +43,7 @@ export function selectNamed<P extends { name: string }>(
   what: string,
 ): readonly P[] {
   if (!names) return all;
-  const known = all.map((p) => p.name);
-  for (const n of names)
-    if (!known.includes(n)) throw new UsageError(`unknown ${what} probe ${JSON.stringify(n)}; probes: ${known.join(', ')}`);
+  for (const n of names) findProbe(all, n, what);
   return all.filter((p) => names.includes(p.name));
 }
 

@@ -87,15 +87,15 @@ export interface PeerLaunch {
   env: Record<string, string>;
   /** Its listening line on stdout or stderr; the first group is its URL, or what `urlOf` makes one of. */
   listening?: RegExp | undefined;
-  /** Its URL, for a server that prints no listening line (it is then known ready by `ready`). */
+  /** Its URL, for a server that prints no listening line (it is then known ready by `isReady`). */
   url?: string | undefined;
   /** The key its clients must send, when the peer chose one. */
   apiKey?: string | undefined;
   urlOf?: ((listened: string) => string) | undefined;
   /** Processes started once the server listens (a runner), each in a process group of its own, stopped with it. */
   companions?: ((url: string) => { command: string; args: string[]; env: Record<string, string> }[]) | undefined;
-  /** Resolves once probes can run (a runner online); a rejection is the start's failure. */
-  ready?: ((url: string) => Promise<void>) | undefined;
+  /** Whether probes can run yet (a runner online); asked every 200 ms until it says so, the server exits, or the start times out. */
+  isReady?: ((url: string) => Promise<boolean>) | undefined;
 }
 
 /**

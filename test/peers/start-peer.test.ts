@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,5 +63,33 @@ describe('startPeer', () => {
     expect(err).toBeInstanceOf(PeerStartError);
     expect((err as Error).message).toMatch(/^\/nonexistent\/opencode --version failed \(.*\); give the path of the opencode binary$/);
     expect(await peerRoots('opencode')).toEqual(before);
+  });
+
+  it('a server that exits while its readiness is asked is a PeerStartError at once, and its companions and root are gone', async () => {
+    const START_MS = 120_000;
+    const binary = await fakeBinary('echo "  listening on: ws://127.0.0.1:9" >&2\nsleep 1\nexit 4');
+    let root = '';
+    const started = performance.now();
+    const err = await startPeer(
+      'codex',
+      {
+        ...codexPeer,
+        prepare: async (r, o) => {
+          root = r;
+          return {
+            ...(await codexPeer.prepare(r, o)),
+            companions: () => [{ command: '/bin/sh', args: ['-c', 'sleep 300'], env: { ...o.baseEnv } }],
+            isReady: async () => false,
+          };
+        },
+      },
+      { binary, modelBaseUrl: 'http://127.0.0.1:9/v1', startMs: START_MS },
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PeerStartError);
+    expect((err as Error).message).toBe('codex exited (code 4) before it was ready');
+    // Long before the start timeout: the exit is what ended the wait.
+    expect(performance.now() - started).toBeLessThan(START_MS / 2);
+    expect(await processesUnder(root)).toEqual([]);
+    expect(existsSync(root)).toBe(false);
   });
 });

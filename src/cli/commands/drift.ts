@@ -1,13 +1,5 @@
 import type { Command } from 'commander';
-import {
-  type DriftTarget,
-  loadDriftConfig,
-  renderDriftJunit,
-  renderDriftMarkdown,
-  renderDriftText,
-  runDrift,
-  type Severity,
-} from '../../drift/index.js';
+import { loadDriftConfig, renderDriftJunit, renderDriftMarkdown, renderDriftText, runDrift, type Severity } from '../../drift/index.js';
 import { UsageError } from '../../errors.js';
 import { SUITES, TARGETS } from '../../suites/index.js';
 import { runCommand } from '../run-command.js';
@@ -78,7 +70,7 @@ Examples:
           peer: flags.peer,
           candidate: flags.candidate,
           harness: flags.harness,
-          target: flags.target as DriftTarget,
+          target: flags.target,
           apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
           config: await loadDriftConfig(flags.config),
           failOn: flags.failOn as Severity | undefined,

@@ -5,7 +5,7 @@ import { type Cassette, loadCassette } from '../../cassette/index.js';
 import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
 import { startReplayServer } from '../../replayer/index.js';
-import { observeSafely, type Suite, simulatorBasics, TURN_MS, throughDoor } from '../../suite/index.js';
+import { findProbe, observeSafely, type Suite, simulatorBasics, TURN_MS, throughDoor } from '../../suite/index.js';
 import { CodexClient } from './client.js';
 import { codexPeer } from './peer.js';
 import { CODEX_PROBES, type CodexProbe } from './probes.js';
@@ -41,8 +41,7 @@ export async function observeCodexProbe(
 
 /** Replays a recorded codex probe through `bench replay`'s server (WebSocket sessions need a socket); misses are returned too. */
 export async function replayCodexProbe(name: string, cassette: Cassette, turnMs = TURN_MS.replay) {
-  const probe = CODEX_PROBES.find((p) => p.name === name);
-  if (!probe) throw new UsageError(`unknown codex probe ${name}`);
+  const probe = findProbe(CODEX_PROBES, name, 'codex');
   const server = await startReplayServer([{ name, cassette }]);
   try {
     const { observed, reason } = await observeCodexProbe(probe, server.url.replace(/^http/, 'ws'), turnMs);

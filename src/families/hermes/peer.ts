@@ -6,8 +6,6 @@ import { MOCK_KEY, MOCK_MODEL } from '../../mock-model/index.js';
 import { freePort } from '../../net/listen.js';
 import type { PeerSpec } from '../../suite/index.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** hermes-agent's config: the mock model as its custom provider; `context_length` given, so it fetches no model metadata. */
 const hermesConfig = (modelBaseUrl: string) => ({
   model: { provider: 'custom', default: MOCK_MODEL, base_url: modelBaseUrl, api_key: MOCK_KEY, context_length: 100_000 },
@@ -43,18 +41,7 @@ export const hermesPeer: PeerSpec = {
       },
       url,
       apiKey,
-      ready: async () => {
-        for (;;) {
-          if (
-            await fetch(`${url}/health`).then(
-              (r) => r.ok,
-              () => false,
-            )
-          )
-            return;
-          await sleep(200);
-        }
-      },
+      isReady: async () => (await fetch(`${url}/health`)).ok,
     };
   },
 };

@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
-import { observeSafely, REPLAY_ORIGIN, type Suite, simulatorBasics, TURN_MS, throughDoor } from '../../suite/index.js';
+import { findProbe, observeSafely, REPLAY_ORIGIN, type Suite, simulatorBasics, TURN_MS, throughDoor } from '../../suite/index.js';
 import { HermesClient } from './client.js';
 import { hermesPeer } from './peer.js';
 import { HERMES_PROBES, type HermesProbe } from './probes.js';
@@ -34,8 +34,7 @@ export const hermesSuite: Suite<HermesProbe> = {
   },
   // Any API key works against a replay: the replayer matches the redacted header.
   replay: async (recorded, door, pace = 'replay') => {
-    const probe = HERMES_PROBES.find((p) => p.name === recorded.probe);
-    if (!probe) throw new UsageError(`unknown hermes probe ${recorded.probe}; probes: ${HERMES_PROBES.map((p) => p.name).join(', ')}`);
+    const probe = findProbe(HERMES_PROBES, recorded.probe, 'hermes');
     return throughDoor(door, async () => {
       const client = new HermesClient(door.baseUrl ?? REPLAY_ORIGIN, 'replay-key', door.fetch);
       const { observed, reason } = await observeSafely(() => probe.run(client, TURN_MS[pace]));

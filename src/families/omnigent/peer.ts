@@ -10,17 +10,10 @@ import { INTERNAL_ORIGIN } from './session-client.js';
 export const runnerIdFor = (token: string) =>
   `runner_token_${createHash('sha256').update(`omnigent-runner:${token}`).digest('hex').slice(0, 32)}`;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls the server until it is healthy and `runnerId` is online on it. */
-async function runnerOnline(url: string, runnerId: string): Promise<void> {
-  for (;;) {
-    const ok = await fetch(`${url}/v1/runners/${runnerId}/status`, { headers: { origin: INTERNAL_ORIGIN } })
-      .then(async (r) => r.status === 200 && ((await r.json()) as { online?: unknown }).online === true)
-      .catch(() => false);
-    if (ok) return;
-    await sleep(200);
-  }
+/** Whether the server answers and reports `runnerId` online. */
+async function runnerOnline(url: string, runnerId: string): Promise<boolean> {
+  const res = await fetch(`${url}/v1/runners/${runnerId}/status`, { headers: { origin: INTERNAL_ORIGIN } });
+  return res.status === 200 && ((await res.json()) as { online?: unknown }).online === true;
 }
 
 /**
@@ -75,7 +68,7 @@ export const omnigentPeer: PeerSpec = {
           env: { ...env, OMNIGENT_RUNNER_ID: runnerId, OMNIGENT_RUNNER_TUNNEL_BINDING_TOKEN: token, RUNNER_SERVER_URL: url },
         },
       ],
-      ready: (url) => runnerOnline(url, runnerId),
+      isReady: (url) => runnerOnline(url, runnerId),
     };
   },
 };

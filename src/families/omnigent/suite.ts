@@ -1,6 +1,6 @@
 import { TapedeckError, UsageError } from '../../errors.js';
 import { reconcile, type Verdict } from '../../manifest/index.js';
-import { isInfrastructure, type Pace, REPLAY_ORIGIN, type Suite, simulatorBasics, throughDoor } from '../../suite/index.js';
+import { findProbe, observeSafely, type Pace, REPLAY_ORIGIN, type Suite, simulatorBasics, throughDoor } from '../../suite/index.js';
 import { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
 import { FULL_SERVER_HARNESSES, findHarness, type HarnessProfile, recordableHarnessIds } from './harnesses.js';
 import { omnigentPeer } from './peer.js';
@@ -77,17 +77,14 @@ async function checkReachable(server: string): Promise<void> {
  * Provisions a session and runs one probe. Infrastructure trouble (HTTP errors,
  * provisioning timeouts) is SKIPPED with the reason, never a capability verdict.
  */
-export async function observeProbe(probe: Probe, driver: SessionDriver): Promise<{ observed: Verdict; reason: string }> {
-  try {
+export function observeProbe(probe: Probe, driver: SessionDriver): Promise<{ observed: Verdict; reason: string }> {
+  return observeSafely(async () => {
     await driver.provision();
-    const { observed, note } = await probe.run(driver, probe.declare(driver.harness).declared);
+    const observation = await probe.run(driver, probe.declare(driver.harness).declared);
     // Cleaning up is not part of the verdict: a server that refuses deletion still gets its verdict.
     await driver.teardown().catch(() => {});
-    return { observed, reason: note };
-  } catch (err) {
-    const infra = isInfrastructure(err);
-    return { observed: infra ? 'SKIPPED' : 'UNKNOWN', reason: `${infra ? '' : 'probe error: '}${(err as Error).message}` };
-  }
+    return observation;
+  });
 }
 
 /** The omnigent session API bench: native-tui harnesses, one folder each, the bench's eight probes. */
@@ -126,8 +123,7 @@ export const omnigentSuite: Suite<Probe> = {
   },
   replay: async (recorded, door, pace = 'replay') => {
     const harness = recordableHarness(recorded.harness);
-    const probe = PROBES.find((p) => p.name === recorded.probe);
-    if (!probe) throw new UsageError(`unknown omnigent probe ${recorded.probe}`);
+    const probe = findProbe(PROBES, recorded.probe, 'omnigent');
     return throughDoor(door, async () => {
       const driver = new SessionDriver(door.baseUrl ?? REPLAY_ORIGIN, harness, TIMINGS[pace], door.fetch);
       const { observed, reason } = await observeProbe(probe, driver);

@@ -1,10 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
 import {
   type FetchLike,
+  findProbe,
   JsonClient,
   observeSafely,
   REPLAY_ORIGIN,
@@ -51,8 +51,7 @@ export const opencodeSuite: Suite<OpenCodeProbe> = {
     },
   }),
   replay: async (recorded, door, pace = 'replay') => {
-    const probe = OPENCODE_PROBES.find((p) => p.name === recorded.probe);
-    if (!probe) throw new UsageError(`unknown opencode probe ${recorded.probe}`);
+    const probe = findProbe(OPENCODE_PROBES, recorded.probe, 'opencode');
     return throughDoor(door, async () => {
       const client = await clientFor(door.baseUrl ?? REPLAY_ORIGIN, door.fetch);
       const { observed, reason } = await observeSafely(() => probe.run(client, TURN_MS[pace]));
