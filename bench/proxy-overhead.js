@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
@@ -85,7 +88,18 @@ async function sseLatencies(base, dispatcher) {
 export async function benchProxyOverhead({ requests = 2000, events = 10_000 } = {}) {
   const { server, url } = await startServer(events);
   const minimal = await startProxyProcess([MINIMAL_BIN, url]);
-  const recording = await startProxyProcess([BENCH_BIN, 'proxy', '--target', url, '--port', '0', '--cassette', '/dev/null']);
+  // A real cassette path (bench proxy refuses one that is not a file); the recorder is SIGKILLed, so only its journal is written.
+  const scratch = await mkdtemp(join(tmpdir(), 'tapedeck-bench-proxy-'));
+  const recording = await startProxyProcess([
+    BENCH_BIN,
+    'proxy',
+    '--target',
+    url,
+    '--port',
+    '0',
+    '--cassette',
+    join(scratch, 'bench.yaml'),
+  ]);
   const paths = { direct: url, minimal: minimal.url, 'bench proxy': recording.url };
   const results = {};
   try {
@@ -106,6 +120,7 @@ export async function benchProxyOverhead({ requests = 2000, events = 10_000 } = 
   } finally {
     recording.close();
     minimal.close();
+    await rm(scratch, { recursive: true, force: true });
     server.closeAllConnections();
     server.close();
   }
