@@ -1,9 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { type RedactionConfig, redactionConfigSchema } from './cassette/index.js';
+import { ALWAYS_REDACTED_HEADERS, type RedactionConfig, redactionConfigSchema } from './cassette/index.js';
 import { UsageError } from './errors.js';
 
 const CONFIG_NAME = 'tapedeck.config.json';
+/** The sections a config file may have; any other key is a typo that would silently leave the defaults in force. */
+export const CONFIG_SECTIONS = ['redact', 'drift'] as const;
 
 /**
  * The config file a command uses: `file` when given, else the nearest
@@ -53,6 +55,11 @@ export async function readConfigSection(file: string | undefined, section: strin
     throw new UsageError(
       `config ${path}: expected a JSON object with sections such as "redact" and "drift", got ${JSON.stringify(parsed)}`,
     );
+  const unknown = Object.keys(parsed as object).filter((k) => k !== '$schema' && !(CONFIG_SECTIONS as readonly string[]).includes(k));
+  if (unknown.length)
+    throw new UsageError(
+      `config ${path}: unknown section ${JSON.stringify(unknown[0])}; the sections are ${CONFIG_SECTIONS.map((s) => `"${s}"`).join(' and ')}`,
+    );
   const value = (parsed as Record<string, unknown>)[section];
   if (value !== undefined && !isObject(value))
     throw new UsageError(
@@ -70,6 +77,12 @@ export async function loadRedactionConfig(file?: string): Promise<RedactionConfi
     const issue = result.error.issues[0];
     throw new UsageError(`config ${where} redact.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
   }
+  // Exempting one of these would be silently ignored; saying so beats letting the user believe it took.
+  const pinned = result.data.exempt.find((n) => ALWAYS_REDACTED_HEADERS.includes(n.toLowerCase()));
+  if (pinned)
+    throw new UsageError(
+      `config ${where} redact.exempt: ${JSON.stringify(pinned)} is always redacted and cannot be exempted; remove it from the list`,
+    );
   for (const p of result.data.patterns) {
     let re: RegExp;
     try {

@@ -17,7 +17,6 @@ export {
 export {
   ALWAYS_REDACTED_HEADERS,
   DEFAULT_REDACTION,
-  DEFAULT_SECRET_FIELDS,
   makeRedactor,
   type RedactionConfig,
   type Redactor,
@@ -44,4 +43,6 @@ export {
   type WsFrame,
   type WsSession,
 } from './schema.js';
+export { isSecretName } from './secret-names.js';
+export { GITLEAKS_VERSION } from './secret-rules.js';
 export { payloadFromWire, payloadOf, payloadToWire, sendableCloseCode, type WsPayload, wireBytes } from './ws-frames.js';

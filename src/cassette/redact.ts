@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { jsonDepthWithin } from './body.js';
 import type { Body, Cassette, Interaction, SseItem } from './schema.js';
-import { composeVisitors, type InteractionVisitor, mapJsonStrings, visitInteraction } from './visit.js';
+import { secretSpellings } from './secret-encodings.js';
+import { isSecretName } from './secret-names.js';
+import { type SecretFinding, secretRules, shannonEntropy } from './secret-rules.js';
+import { scrubSplitSecrets, splitSecrets } from './split-secrets.js';
+import { composeVisitors, type InteractionVisitor, visitInteraction } from './visit.js';
 
 /** What to redact beyond the defaults, and what never to redact (`tapedeck.config.json` "redact"). */
 export const redactionConfigSchema = z.strictObject({
@@ -21,35 +25,12 @@ export const DEFAULT_REDACTION: RedactionConfig = redactionConfigSchema.parse({}
 
 /** Headers whose values never reach disk, whatever the configuration says. */
 export const ALWAYS_REDACTED_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key'];
-/** JSON fields redacted by default, at any depth. */
-export const DEFAULT_SECRET_FIELDS: readonly string[] = [
-  'token',
-  'access_token',
-  'refresh_token',
-  'secret',
-  'password',
-  'api_key',
-  'apiKey',
-  'client_secret',
-  'grant',
-];
-const SECRET_NAME = /token|secret|key|passw/i;
-/** Names that look secret to SECRET_NAME but identify a request, not a caller: kept, so retries stay readable. */
+/** Names that look secret but identify a request, not a caller: kept, so retries stay readable. */
 const NOT_SECRET: readonly string[] = ['idempotency-key'];
-
-/** Credential shapes found anywhere, with the name their placeholder gets. */
-const SHAPES: [string, RegExp][] = [
-  ['jwt', /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g],
-  ['api-key', /\bsk-[A-Za-z0-9_-]{16,}/g],
-  ['github-token', /\bgh[pousr]_[A-Za-z0-9]{30,}/g],
-  ['aws-key', /\bAKIA[0-9A-Z]{16}\b/g],
-  ['slack-token', /\bxox[abprs]-[A-Za-z0-9-]{10,}/g],
-  ['bearer', /(?<=\bBearer\s+)[A-Za-z0-9._~+/-]{16,}=*/g],
-];
 
 /** The stable stand-in written in place of a secret. */
 export function redactionPlaceholder(name: string): string {
-  return `<redacted:${name.toLowerCase()}>`;
+  return `<redacted:${name.toLowerCase().replace(/[^a-z0-9_.-]+/g, '-')}>`;
 }
 
 const PLACEHOLDER = /^<redacted:[a-z0-9_.-]+>$/;
@@ -89,45 +70,70 @@ export interface Redactor {
 export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redactor {
   const exempt = new Set([...NOT_SECRET, ...config.exempt].map((n) => n.toLowerCase()));
   const headerNames = new Set([...ALWAYS_REDACTED_HEADERS, ...config.headers.map((h) => h.toLowerCase())]);
-  const fieldNames = new Set([...DEFAULT_SECRET_FIELDS, ...config.jsonFields]);
-  const shapes: [string, RegExp][] = [
-    ...SHAPES,
-    ...config.patterns.map((p, i): [string, RegExp] => [`pattern-${i + 1}`, new RegExp(p, 'g')]),
-  ];
-  // One pass to learn whether any shape occurs at all; most strings have none.
-  const anyShape = new RegExp(shapes.map(([, re]) => re.source).join('|'));
-  // Header names repeat on every request: decide each once.
-  const headerVerdicts = new Map<string, boolean>();
-  const secretHeader = (name: string) => {
-    let verdict = headerVerdicts.get(name);
+  const queryNames = new Set(config.query.map((q) => q.toLowerCase()));
+  const fieldNames = new Set(config.jsonFields.map((f) => f.toLowerCase()));
+  const rules = secretRules(config.patterns);
+  // Names repeat on every request and in every body: decide each once.
+  const verdicts = new Map<string, boolean>();
+  const judged = (key: string, decide: () => boolean) => {
+    let verdict = verdicts.get(key);
     if (verdict === undefined) {
-      const lower = name.toLowerCase();
-      verdict = ALWAYS_REDACTED_HEADERS.includes(lower) || (!exempt.has(lower) && (headerNames.has(lower) || SECRET_NAME.test(lower)));
-      if (headerVerdicts.size < 1000) headerVerdicts.set(name, verdict);
+      verdict = decide();
+      if (verdicts.size < 10_000) verdicts.set(key, verdict);
     }
     return verdict;
   };
-  const secretQuery = (name: string) => !exempt.has(name.toLowerCase()) && (config.query.includes(name) || SECRET_NAME.test(name));
-  const secretField = (name: string) => !exempt.has(name.toLowerCase()) && fieldNames.has(name);
+  const secretHeader = (name: string) =>
+    judged(`h:${name}`, () => {
+      const lower = name.toLowerCase();
+      return ALWAYS_REDACTED_HEADERS.includes(lower) || (!exempt.has(lower) && (headerNames.has(lower) || isSecretName(name, 'header')));
+    });
+  const secretQuery = (name: string) =>
+    judged(`q:${name}`, () => !exempt.has(name.toLowerCase()) && (queryNames.has(name.toLowerCase()) || isSecretName(name, 'query')));
+  const secretField = (name: string) =>
+    judged(`f:${name}`, () => !exempt.has(name.toLowerCase()) && (fieldNames.has(name.toLowerCase()) || isSecretName(name, 'field')));
 
-  /** Secret values found in one interaction's request or response: value -> placeholder name. */
+  /** Records a secret value under the name its placeholder gets, with the forms it may take elsewhere. */
   function collect(found: Map<string, string>, name: string, value: string): void {
     if (!value || PLACEHOLDER.test(value)) return;
     if (!found.has(value)) found.set(value, name);
     // `Bearer abc`, `HermesRoom abc`: the credential alone may appear elsewhere too.
     const space = value.indexOf(' ');
-    if (space > 0 && !found.has(value.slice(space + 1))) found.set(value.slice(space + 1).trim(), name);
+    if (space > 0) {
+      const credential = value.slice(space + 1).trim();
+      if (credential && !found.has(credential)) found.set(credential, name);
+    }
+    // A value found URL-encoded (a form body, a fragment) is a secret decoded too.
+    if (value.includes('%')) {
+      try {
+        const decoded = decodeURIComponent(value.replace(/\+/g, ' '));
+        if (!found.has(decoded)) found.set(decoded, name);
+      } catch {
+        // Not URL-encoding after all.
+      }
+    }
+  }
+
+  function collectFindings(found: Map<string, string>, text: string): void {
+    if (text.length < 6 || rules.quiet(text)) return;
+    for (const f of rules.find(text)) collect(found, f.kind, f.value);
   }
 
   function collectHeaders(found: Map<string, string>, headers: Record<string, string | string[] | undefined>): void {
     for (const [name, raw] of Object.entries(headers)) {
-      if (raw === undefined || !secretHeader(name)) continue;
+      if (raw === undefined) continue;
+      const lower = name.toLowerCase();
       for (const v of Array.isArray(raw) ? raw : [raw]) {
-        collect(found, name.toLowerCase(), v);
-        if (name.toLowerCase() === 'cookie' || name.toLowerCase() === 'set-cookie') {
+        if (!secretHeader(name)) {
+          if (lower === 'sec-websocket-protocol') for (const p of protocolSecrets(v)) collect(found, 'sec-websocket-protocol', p);
+          collectFindings(found, v);
+          continue;
+        }
+        collect(found, lower, v);
+        if (lower === 'cookie' || lower === 'set-cookie') {
           for (const part of v.split(';')) {
             const eq = part.indexOf('=');
-            if (eq > 0) collect(found, name.toLowerCase(), part.slice(eq + 1).trim());
+            if (eq > 0) collect(found, lower, part.slice(eq + 1).trim());
           }
         }
       }
@@ -136,45 +142,85 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
 
   function collectQuery(found: Map<string, string>, path: string): void {
     const q = path.indexOf('?');
+    collectFindings(found, q === -1 ? path : path.slice(0, q));
     if (q === -1) return;
-    for (const [name, value] of new URLSearchParams(path.slice(q + 1))) if (secretQuery(name)) collect(found, name, value);
+    for (const [name, value] of new URLSearchParams(path.slice(q + 1))) {
+      if (secretQuery(name)) collect(found, name, value);
+      else collectFindings(found, value);
+    }
   }
 
-  function collectJson(found: Map<string, string>, value: unknown): void {
-    if (Array.isArray(value)) for (const v of value) collectJson(found, v);
+  /**
+   * Every leaf under a secret name is a secret, whatever its type; every other
+   * string and key is searched for shapes. A leaf nested deeper under the name
+   * (`"auth": {"type": "bearer"}`) is replaced where it stands, but sought
+   * everywhere else only when it looks like a credential, not a word.
+   */
+  function collectJson(found: Map<string, string>, value: unknown, under?: string, nested = false): void {
+    if (Array.isArray(value)) for (const v of value) collectJson(found, v, under, under !== undefined);
     else if (value && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) {
-        if (typeof v === 'string' && secretField(k)) collect(found, k, v);
-        else collectJson(found, v);
+        collectFindings(found, k);
+        if (under !== undefined) collectJson(found, v, under, true);
+        else collectJson(found, v, secretField(k) ? k : undefined);
       }
-    }
+    } else if (typeof value === 'string') {
+      if (under === undefined) collectFindings(found, value);
+      else if (!nested || looksRandom(value)) collect(found, under, value);
+    } else if (typeof value === 'number' && under !== undefined && !nested) collect(found, under, String(value));
   }
 
   function collectText(found: Map<string, string>, text: string): void {
-    if (!looksLikeJson(text)) return;
-    try {
-      collectJson(found, JSON.parse(text));
-    } catch {
-      // Not JSON: only shapes apply.
+    if (looksLikeJson(text)) {
+      try {
+        collectJson(found, JSON.parse(text));
+        return;
+      } catch {
+        // Not JSON: searched as text.
+      }
     }
+    collectFindings(found, text);
   }
 
-  /** Replaces every known secret and every credential shape in a string. */
+  function collectBody(found: Map<string, string>, body: Body | undefined): void {
+    if (!body || 'omitted' in body) return;
+    if ('json' in body) collectJson(found, body.json);
+    else if ('text' in body) collectText(found, body.text);
+    else collectFindings(found, Buffer.from(body.base64, 'base64').toString('latin1'));
+  }
+
+  /** Replaces every known secret (in each of its spellings) and every finding of the rules in a string. */
   function scrub(text: string, secrets: [string, string][]): string {
     let out = text;
     for (const [value, name] of secrets) if (out.includes(value)) out = out.split(value).join(redactionPlaceholder(name));
-    if (anyShape.test(out)) for (const [name, re] of shapes) out = out.replace(re, redactionPlaceholder(name));
+    if (out.length < 6 || rules.quiet(out)) return out;
+    const findings = rules.find(out);
+    for (let k = findings.length - 1; k >= 0; k--) {
+      const f = findings[k] as SecretFinding;
+      out = `${out.slice(0, f.start)}${redactionPlaceholder(f.kind)}${out.slice(f.end)}`;
+    }
     return out;
   }
 
-  function scrubJson(value: unknown, secrets: [string, string][]): unknown {
-    return mapJsonStrings(value, {
-      value: (v, key) => (key !== undefined && secretField(key) && !PLACEHOLDER.test(v) ? redactionPlaceholder(key) : scrub(v, secrets)),
-    });
+  function scrubJson(value: unknown, secrets: [string, string][], under?: string): unknown {
+    if (Array.isArray(value)) return value.map((v) => scrubJson(v, secrets, under));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [scrub(k, secrets), scrubJson(v, secrets, under ?? (secretField(k) ? k : undefined))]),
+      );
+    if (typeof value === 'string') {
+      if (under === undefined) return scrub(value, secrets);
+      return PLACEHOLDER.test(value) ? value : redactionPlaceholder(under);
+    }
+    if (typeof value === 'number' && under !== undefined) return redactionPlaceholder(under);
+    return value;
   }
 
   function scrubHeader(name: string, value: string, secrets: [string, string][]): string {
-    if (!secretHeader(name)) return scrub(value, secrets);
+    if (!secretHeader(name)) {
+      const clean = name.toLowerCase() === 'sec-websocket-protocol' ? scrubProtocols(value) : value;
+      return scrub(clean, secrets);
+    }
     return PLACEHOLDER.test(value) ? value : redactionPlaceholder(name);
   }
 
@@ -186,7 +232,12 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       .split('&')
       .map((pair) => {
         const eq = pair.indexOf('=');
-        const name = decodeURIComponent(eq === -1 ? pair : pair.slice(0, eq));
+        let name = eq === -1 ? pair : pair.slice(0, eq);
+        try {
+          name = decodeURIComponent(name.replace(/\+/g, ' '));
+        } catch {
+          // A name that is not valid URL-encoding is judged as written.
+        }
         return eq !== -1 && secretQuery(name)
           ? `${pair.slice(0, eq)}=${encodeURIComponent(redactionPlaceholder(name))}`
           : scrub(pair, secrets);
@@ -229,45 +280,61 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     collectHeaders(found, i.request.headers);
     collectQuery(found, i.request.path);
     if (i.response) collectHeaders(found, i.response.headers);
-    for (const body of [i.request.body, i.response?.body]) {
-      if (body && 'json' in body) collectJson(found, body.json);
-      if (body && 'text' in body) collectText(found, body.text);
+    collectBody(found, i.request.body);
+    collectBody(found, i.response?.body);
+    const events = i.response?.stream?.events ?? [];
+    for (const e of events) {
+      if (e.data) collectText(found, e.data);
+      for (const field of [e.id, e.event, e.comment]) if (field) collectFindings(found, field);
     }
-    for (const e of i.response?.stream?.events ?? []) if (e.data) collectText(found, e.data);
+    for (const f of splitSecrets(events, (t) => rules.find(t))) collect(found, f.kind, f.value);
     for (const fr of i.response?.websocket?.frames ?? []) {
       if (fr.json !== undefined) collectJson(found, fr.json);
       if (fr.text !== undefined) collectText(found, fr.text);
+      if (fr.close) collectFindings(found, fr.close.reason);
     }
+    if (i.failure) collectFindings(found, i.failure.message);
     return found;
   }
 
-  /** Sorted for scrubbing: longest first, so a secret inside another is never split. */
+  /** Sorted for scrubbing: every spelling of every secret, longest first, so a secret inside another is never split. */
   function scrubList(all: Map<string, string>): [string, string][] {
-    return [...all].filter(([v]) => v.length >= MIN_GLOBAL).sort((a, b) => b[0].length - a[0].length);
+    const list = new Map<string, string>();
+    for (const [value, name] of all) {
+      if (value.length < MIN_GLOBAL) continue;
+      list.set(value, name);
+      for (const spelling of secretSpellings(value)) if (!list.has(spelling)) list.set(spelling, name);
+    }
+    return [...list].sort((a, b) => b[0].length - a[0].length);
   }
 
   /**
-   * An SSE item scrubbed; its recorded wire text goes when scrubbing changed
-   * the item (the canonical form then carries the placeholders), and is
-   * scrubbed as text otherwise.
+   * An SSE item scrubbed, every field of it; its recorded wire text goes when
+   * scrubbing changed the item (the canonical form then carries the
+   * placeholders), and is scrubbed as text otherwise.
    */
   function scrubEvent(e: SseItem, global: [string, string][]): SseItem {
-    const data = e.data !== undefined ? scrubText(e.data, global) : undefined;
-    const comment = e.comment !== undefined ? scrub(e.comment, global) : undefined;
     const { raw, ...rest } = e;
-    const out: SseItem = { ...rest, ...(data !== undefined ? { data } : {}), ...(comment !== undefined ? { comment } : {}) };
-    if (raw === undefined || data !== e.data || comment !== e.comment) return out;
+    const out: SseItem = { ...rest };
+    if (e.data !== undefined) out.data = scrubText(e.data, global);
+    if (e.comment !== undefined) out.comment = scrub(e.comment, global);
+    if (e.id !== undefined) out.id = scrub(e.id, global);
+    if (e.event !== undefined) out.event = scrub(e.event, global);
+    const changed = out.data !== e.data || out.comment !== e.comment || out.id !== e.id || out.event !== e.event;
+    if (raw === undefined || changed) return out;
     return { ...out, raw: scrub(raw, global) };
   }
 
-  /** The redaction pass: the path and its query, headers, bodies and frames, SSE items, failure messages. */
+  /** The redaction pass: the path and its query, headers, bodies and frames, SSE items and the secrets split across them, failure messages. */
   function scrubVisitor(global: [string, string][]): InteractionVisitor {
     return {
       path: (path) => scrubPath(path, global),
       header: (name, value) => scrubHeader(name, value, global),
       body: (body) => scrubBody(body, global),
       event: (e) => scrubEvent(e, global),
+      events: (events) => scrubSplitSecrets(events, (t) => rules.find(t), redactionPlaceholder),
       note: (text) => scrub(text, global),
+      reason: (text) => scrub(text, global),
     };
   }
 
@@ -293,8 +360,8 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       return [...all].map(([value, kind]) => ({ value, kind }));
     },
     findShapes(text) {
-      if (!anyShape.test(text)) return [];
-      return shapes.flatMap(([kind, re]) => [...text.matchAll(re)].map((m) => ({ value: m[0], kind })));
+      if (rules.quiet(text)) return [];
+      return rules.find(text).map(({ value, kind }) => ({ value, kind }));
     },
     cassette(c) {
       // Secrets found anywhere in the cassette are scrubbed everywhere in it.
@@ -333,16 +400,42 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       collectHeaders(found, r.headers);
       collectQuery(found, r.path);
       collectText(found, r.body);
-      const secrets = [...found].filter(([v]) => v.length >= MIN_GLOBAL).sort((a, b) => b[0].length - a[0].length);
-      // Only path and body take part in matching by default; secret headers just get their placeholder.
+      const secrets = scrubList(found);
       const headers: Record<string, string | string[] | undefined> = {};
-      for (const [k, v] of Object.entries(r.headers)) headers[k] = v !== undefined && secretHeader(k) ? redactionPlaceholder(k) : v;
+      for (const [k, v] of Object.entries(r.headers))
+        headers[k] = v === undefined ? v : Array.isArray(v) ? v.map((x) => scrubHeader(k, x, secrets)) : scrubHeader(k, v, secrets);
       return { path: scrubPath(r.path, secrets), headers, body: r.body === '' ? r.body : scrubText(r.body, secrets) };
     },
   };
 }
 
 const stableJson = (v: unknown) => JSON.stringify(v);
+
+/** A value with the length and mix of a credential rather than a word (`Xq7…`, not `bearer`). */
+function looksRandom(value: string): boolean {
+  return value.length >= 8 && shannonEntropy(value) >= 3 && /\d/.test(value) && /[A-Za-z]/.test(value);
+}
+
+// `Sec-WebSocket-Protocol: bearer, TOKEN` or `bearer.TOKEN`: browsers can send no Authorization on an upgrade, so tokens ride here.
+const PROTOCOL_CARRIER = /^(?:bearer|token|access[_-]?token|auth[a-z._-]*|base64url\.bearer\.authorization\.k8s\.io)$/i;
+const PROTOCOL_PREFIXED = /^(bearer|token|access[_-]?token|auth[a-z_-]*|base64url\.bearer\.authorization\.k8s\.io)[._-](.{8,})$/i;
+
+/** The credentials a Sec-WebSocket-Protocol offer carries. */
+function protocolSecrets(value: string): string[] {
+  const items = value.split(',').map((p) => p.trim());
+  return items.flatMap((item, k) => {
+    const prefixed = PROTOCOL_PREFIXED.exec(item);
+    if (prefixed) return [prefixed[2] as string];
+    return k > 0 && PROTOCOL_CARRIER.test(items[k - 1] as string) && item.length >= 8 ? [item] : [];
+  });
+}
+
+/** The offer with each credential it carries replaced. */
+function scrubProtocols(value: string): string {
+  let out = value;
+  for (const secret of protocolSecrets(value)) out = out.split(secret).join(redactionPlaceholder('sec-websocket-protocol'));
+  return out;
+}
 
 /** Text worth parsing as JSON: an object or array nested no deeper than a cassette keeps structure. */
 function looksLikeJson(text: string): boolean {

@@ -13,12 +13,21 @@ export interface InteractionVisitor {
   /** Request and response bodies, and each WebSocket frame's payload. */
   body?: ((body: Body) => Body) | undefined;
   event?: ((event: SseItem) => SseItem) | undefined;
+  /** A response's SSE items as a whole, after `event` has seen each. */
+  events?: ((events: SseItem[]) => SseItem[]) | undefined;
+  /** A WebSocket close frame's reason. */
+  reason?: ((text: string) => string) | undefined;
   /** Free text the recorder wrote: a failure's message. */
   note?: ((text: string) => string) | undefined;
 }
 
 function mapHeaders(headers: Headers, f: (name: string, value: string) => string): Headers {
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.map((x) => f(k, x)) : f(k, v)]));
+}
+
+function mapEvents(events: SseItem[], v: InteractionVisitor): SseItem[] {
+  const each = v.event ? events.map((e) => (v.event as (e: SseItem) => SseItem)(e)) : events;
+  return v.events ? v.events(each) : each;
 }
 
 /** The interaction with every visited place replaced by what the visitor returns; the input is never changed. */
@@ -41,22 +50,22 @@ export function visitInteraction(i: Interaction, v: InteractionVisitor): Interac
     ...head,
     headers: headers(i.response.headers),
     ...(mappedBody ? { body: mappedBody } : {}),
-    ...(stream
-      ? { stream: v.event ? { ...stream, events: stream.events.map((e) => (v.event as (e: SseItem) => SseItem)(e)) } : stream }
-      : {}),
+    ...(stream ? { stream: v.event || v.events ? { ...stream, events: mapEvents(stream.events, v) } : stream } : {}),
     ...(websocket
       ? {
-          websocket: v.body
-            ? {
-                ...websocket,
-                frames: websocket.frames.map((fr) => {
-                  const payload = payloadOf(fr);
-                  if (!payload) return fr;
-                  const { json: _j, text: _t, base64: _b, ...rest } = fr;
-                  return { ...rest, ...(v.body as (b: Body) => Body)(payload) };
-                }),
-              }
-            : websocket,
+          websocket:
+            v.body || v.reason
+              ? {
+                  ...websocket,
+                  frames: websocket.frames.map((fr) => {
+                    if (fr.close) return v.reason ? { ...fr, close: { ...fr.close, reason: v.reason(fr.close.reason) } } : fr;
+                    const payload = payloadOf(fr);
+                    if (!payload || !v.body) return fr;
+                    const { json: _j, text: _t, base64: _b, ...rest } = fr;
+                    return { ...rest, ...(v.body as (b: Body) => Body)(payload) };
+                  }),
+                }
+              : websocket,
         }
       : {}),
   };
@@ -88,7 +97,9 @@ export function composeVisitors(first: InteractionVisitor, then: InteractionVisi
     path: both(first.path, then.path),
     body: both(first.body, then.body),
     event: both(first.event, then.event),
+    events: both(first.events, then.events),
     note: both(first.note, then.note),
+    reason: both(first.reason, then.reason),
     header: h1 && h2 ? (name, value) => h2(name, h1(name, value)) : (h1 ?? h2),
   };
 }

@@ -73,6 +73,15 @@ function bodyShape(bytes: Uint8Array, rewrite: (s: string) => string): unknown {
   }
 }
 
+/** A multipart body's boundary: clients draw a new one per request (curl, browsers), so it never takes part in matching. */
+function multipartBoundary(contentType: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(contentType) ? contentType[0] : contentType;
+  if (!value?.toLowerCase().startsWith('multipart/')) return undefined;
+  const m = /;\s*boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(value);
+  const boundary = m?.[1] ?? m?.[2];
+  return boundary && boundary.length >= 8 ? boundary : undefined;
+}
+
 /** Builds the comparable shape of a request; `rewrite` maps strings (the client's folders to placeholders). */
 export function shapeOf(req: ReplayRequest, options: MatchOptions, rewrite: (s: string) => string): RequestShape {
   // Paths are never rewritten (decision 0006): they are the server's names, not the machine's.
@@ -81,7 +90,8 @@ export function shapeOf(req: ReplayRequest, options: MatchOptions, rewrite: (s: 
   if (options.normalizeQuery) query = options.normalizeQuery(new URLSearchParams(query));
   const ignoredQuery = new Set(options.ignoreQuery ?? []);
   const method = req.method.toUpperCase();
-  let body = bodyShape(req.body, rewrite);
+  const boundary = multipartBoundary(req.headers['content-type']);
+  let body = bodyShape(req.body, boundary ? (t) => rewrite(t).split(boundary).join('<boundary>') : rewrite);
   if (options.normalizeBody) body = options.normalizeBody(body, { method, pathname: url.pathname });
   for (const p of options.ignoreBodyPaths ?? []) body = dropPath(body, p.split('.'));
   const headers = (options.matchHeaders ?? []).map((name): [string, string] => {

@@ -1,10 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { cassetteJsonSchema } from '../../src/cassette/index.js';
+import { configJsonSchema } from '../../src/cli/config-schema.js';
+
+const committed = async (name: string) => JSON.parse(await readFile(new URL(`../../cassettes/${name}`, import.meta.url), 'utf8'));
 
 describe('published JSON Schema', () => {
   it('matches the zod schema (run `npm run schema` after changing it)', async () => {
-    const committed = JSON.parse(await readFile(new URL('../../cassettes/cassette.schema.json', import.meta.url), 'utf8'));
-    expect(committed).toEqual(cassetteJsonSchema());
+    expect(await committed('cassette.schema.json')).toEqual(cassetteJsonSchema());
+  });
+
+  it('of tapedeck.config.json matches the config the commands read, and refuses unknown sections and fields', async () => {
+    const schema = await committed('config.schema.json');
+    expect(schema).toEqual(configJsonSchema());
+    expect(schema.additionalProperties).toBe(false);
+    expect(Object.keys(schema.properties)).toEqual(['$schema', 'redact', 'drift']);
+    expect(schema.properties.redact.additionalProperties).toBe(false);
+    expect(Object.keys(schema.properties.redact.properties)).toEqual(['headers', 'query', 'jsonFields', 'patterns', 'exempt']);
   });
 });

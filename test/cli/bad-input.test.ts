@@ -83,7 +83,7 @@ describe('bad input on the command line', () => {
     );
   });
 
-  it('a config that would fail open: not an object, a null section, a pattern that matches everywhere', async () => {
+  it('a config that would fail open: not an object, a null section, a misspelt section or field, a pattern that matches everywhere', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tapedeck-config-open-'));
     const cases: [unknown, RegExp][] = [
       [null, /expected a JSON object with sections such as "redact" and "drift", got null/],
@@ -93,6 +93,10 @@ describe('bad input on the command line', () => {
       [{ redact: { patterns: [''] } }, /redact\.patterns: "" matches the empty string/],
       [{ redact: { patterns: ['a|'] } }, /redact\.patterns: "a\|" matches the empty string/],
       [{ redact: { patterns: ['(?:)'] } }, /redact\.patterns: "\(\?:\)" matches the empty string/],
+      // A misspelt section would leave every rule at its default without a word.
+      [{ redcat: { headers: ['x-tenant-signature'] } }, /unknown section "redcat"; the sections are "redact" and "drift"/],
+      [{ redact: { header: ['x-tenant-signature'] } }, /redact\.: Unrecognized key: "header"/],
+      [{ redact: { exempt: ['Authorization'] } }, /redact\.exempt: "Authorization" is always redacted and cannot be exempted/],
     ];
     for (const [n, [config, message]] of cases.entries()) {
       const file = join(dir, `c${n}.json`);

@@ -1,6 +1,10 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeBody, loadCassette } from '../../src/cassette/index.js';
 import { type LongRunning, runBench, startBench } from '../helpers/cli.js';
+import { readBody, startServer } from '../helpers/servers.js';
 
 const running: LongRunning[] = [];
 afterEach(() => {
@@ -108,6 +112,50 @@ describe('bench replay serves everything it is given, and only what it can read'
     expect(Math.max(...latencies)).toBeLessThan(1000);
     replay.child.kill('SIGTERM');
     await replay.exit();
+  });
+});
+
+describe('bench replay matches like the recorder redacted', () => {
+  it('reads the redact section of tapedeck.config.json (found from a subfolder, or --config), so a client sending the real value matches', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-replay-config-'));
+    await writeFile(join(dir, 'tapedeck.config.json'), JSON.stringify({ redact: { jsonFields: ['session_code'] } }));
+    await mkdir(join(dir, 'sub'));
+    await writeFile(join(dir, 'empty.json'), '{}');
+    const origin = await startServer(async (req, res) => {
+      await readBody(req);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+    const post = (url: string) =>
+      fetch(`${url}/join`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"session_code":"ROOM-7788-XYZW","n":1}',
+      });
+    try {
+      const proxy = await startBench(['proxy', '--target', origin.url, '--port', '0', '--cassette', 'c.yaml'], { cwd: join(dir, 'sub') });
+      running.push(proxy);
+      expect((await post(proxy.url)).status).toBe(200);
+      proxy.child.kill('SIGTERM');
+      expect(await proxy.exit()).toBe(0);
+      expect(await readFile(join(dir, 'sub', 'c.yaml'), 'utf8')).toContain('<redacted:session_code>');
+
+      const replay = await startBench(['replay', 'c.yaml', '--quiet'], { cwd: join(dir, 'sub') });
+      running.push(replay);
+      expect((await post(replay.url)).status).toBe(200);
+      replay.child.kill('SIGTERM');
+      expect(await replay.exit()).toBe(0);
+
+      // Without the rule the live value stays and finds no recording: the config is what made it match.
+      const bare = await startBench(['replay', 'c.yaml', '--quiet', '--config', join(dir, 'empty.json')], { cwd: join(dir, 'sub') });
+      running.push(bare);
+      expect((await post(bare.url)).status).toBe(400);
+      bare.child.kill('SIGTERM');
+      expect(await bare.exit()).toBe(1);
+    } finally {
+      await origin.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

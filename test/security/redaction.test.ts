@@ -57,7 +57,7 @@ describe('redaction', () => {
     expect(text).not.toContain('sk-abcdefghijklmnopqrstuvwx');
     expect(text).toContain('<redacted:password>');
     expect(text).toContain('api_key=%3Credacted%3Aapi_key%3E&user=ana');
-    expect(text).toContain('<redacted:jwt>');
+    expect(text).toContain('<redacted:x-session-jwt>');
     expect(text).not.toContain('eyJhbGciOiJIUzI1NiJ9');
 
     // Matching works on placeholders: the same live requests, secrets and all, find their answers.
@@ -99,6 +99,32 @@ describe('redaction', () => {
   });
 });
 
+describe('redaction under secret names', () => {
+  it('replaces every leaf under a secret name, and seeks elsewhere only those that look like credentials', () => {
+    const c = parseCassette(
+      serializeCassette({
+        version: 1,
+        meta: { recorder: 't', target: 'http://127.0.0.1:1', recordedAt: 'now' },
+        interactions: [
+          {
+            seq: 1,
+            request: { method: 'GET', path: '/x', headers: {} },
+            response: {
+              status: 200,
+              headers: {},
+              body: { json: { auth: { type: 'bearer', key: 'Xq7mK2pL9rT4yB6c' }, text: 'a bearer token, then Xq7mK2pL9rT4yB6c' } },
+            },
+            timing: { start: 0 },
+          },
+        ],
+      }),
+    );
+    expect(c.interactions[0]?.response?.body).toEqual({
+      json: { auth: { type: '<redacted:auth>', key: '<redacted:auth>' }, text: 'a bearer token, then <redacted:auth>' },
+    });
+  });
+});
+
 describe('bench scan', () => {
   it('is clean on the committed cassettes', async () => {
     const r = await runBench(['scan', 'cassettes']);
@@ -107,7 +133,7 @@ describe('bench scan', () => {
     expect(r.code).toBe(0);
   });
 
-  it('finds every secret planted in 24 files, however it is spelled, wherever it hides, and warns on a broken cassette', async () => {
+  it('finds every secret planted in 29 files, however it is spelled, wherever it hides, and warns on a broken cassette', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tapedeck-scan-planted-'));
     const { mkdir } = await import('node:fs/promises');
     await mkdir(join(dir, '.hidden', 'deeper'), { recursive: true });
@@ -143,8 +169,14 @@ describe('bench scan', () => {
       ['key-as-key.yaml', `"${key(19)}": 1\n`],
       ['multi-line.yaml', `note: |\n  line one\n  ${key(20)}\n`],
       ['github.yaml', `pat: "ghp_${'a1B2c3D4e5F6g7H8i9J0'.repeat(2).slice(0, 36)}"\n`],
-      ['aws.yaml', 'id: "AKIAIOSFODNN7EXAMPLE"\n'],
+      ['aws.yaml', 'id: "AKIAQY3JZ7VWX2LM5NPR"\n'],
       ['jwt.yaml', `t: "${jwt}"\n`],
+      // Shapes of the adopted gitleaks set, in places only a cassette has.
+      ['fine-grained.yaml', cassette(`{text: "github_pat_${'A1b2C3d4E5'.repeat(8)}Zz"}`)],
+      ['temporary-aws.yaml', cassette(`{json: {"k": "ASIAQY3JZ7VWX2LM5NPR"}}`)],
+      ['stripe.yaml', `sse:\n  - event: "charge sk_live_4eC39HqLyjWDarjtT1zdp7dc"\n`],
+      ['pem.yaml', `key: "-----BEGIN PRIVATE KEY-----\\n${'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC'.repeat(3)}\\n-----END PRIVATE KEY-----"\n`],
+      ['dsn.yaml', `reason: "postgres://app:hunter2pw@db:5432/main"\n`],
     ];
     for (const [name, text] of planted) await writeFile(join(dir, name), text);
     const r = await runBench(['scan', dir]);

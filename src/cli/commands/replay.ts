@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
 import { loadCassetteSet, startReplayServer } from '../../replayer/index.js';
 import { type ReplayCheckRow, replayCheck } from '../../suites/index.js';
@@ -16,6 +17,7 @@ interface ReplayFlags {
   lenient?: boolean;
   quiet?: boolean;
   onMiss?: number;
+  config?: string;
 }
 
 export function registerReplay(program: Command): void {
@@ -44,6 +46,10 @@ export function registerReplay(program: Command): void {
     )
     .option('--lenient', 'an unmatched request is logged and answered 404 with code tapedeck_no_recording')
     .option('--quiet', 'no log line per request')
+    .option(
+      '--config <file>',
+      'JSON config whose "redact" section the cassettes were recorded with: live requests are redacted the same way before matching (default tapedeck.config.json if present)',
+    )
     .addHelpText(
       'after',
       `
@@ -64,9 +70,11 @@ Example:
         const paths = [...positional, ...(flags.cassette ?? [])];
         if (paths.length === 0)
           throw new UsageError('name the cassettes to serve: bench replay FILE|FOLDER..., or --cassette FILE|FOLDER (repeatable)');
+        const redact = await loadRedactionConfig(flags.config);
         const set = [];
         for (const path of paths) set.push(...(await loadCassetteSet(path)));
         const server = await startReplayServer(set, {
+          redact,
           port: flags.port,
           host: flags.host,
           timing: flags.timing,

@@ -1,0 +1,72 @@
+/**
+ * Whether a name (a header, a query parameter, a JSON field) holds a secret,
+ * whatever its case and style: `accessToken`, `access_token`, `ACCESS-TOKEN`
+ * and `X-Access-Token` are one name. A name is split into words and judged by
+ * its last words, so `max_tokens`, `tokenUsage` and `sessionId` stay readable.
+ */
+
+/** The words of a name: camelCase, snake_case, kebab-case and dotted names alike, lower-cased. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+/** A last word that makes the name secret: `access_token`, `clientSecret`, `Password`, `X-Signature`. */
+const SECRET_LAST = new Set([
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'pwd',
+  'passphrase',
+  'signature',
+  'sig',
+  'credential',
+  'credentials',
+  'cookie',
+  'jwt',
+  'apikey',
+  'grant',
+  'authorization',
+]);
+/** Two last words that do: `api_key`, `private_key`, `x-amz-security-token` is caught by `token` already. */
+const SECRET_PAIR = new Set([
+  'api key',
+  'private key',
+  'secret key',
+  'access key',
+  'signing key',
+  'auth key',
+  'master key',
+  'encryption key',
+  'client key',
+  'app key',
+]);
+/** Whole names that are secret by themselves. */
+const SECRET_WHOLE = new Set(['auth', 'x amz credential', 'key']);
+
+export type NamePlace = 'header' | 'query' | 'field';
+
+/**
+ * True when the value under this name is a secret. Headers are judged more
+ * widely (any word `token`, `secret`, `key`, `auth`, `signature`, `session`,
+ * `password`), since a header is a credential far more often than a field is;
+ * a name ending in `id` is an identifier the client sends back, not a secret.
+ */
+export function isSecretName(name: string, place: NamePlace): boolean {
+  const words = nameWords(name);
+  const last = words.at(-1);
+  if (!last) return false;
+  const joined = words.join(' ');
+  if (SECRET_LAST.has(last) || SECRET_PAIR.has(words.slice(-2).join(' '))) return true;
+  if (place === 'field') return joined === 'auth';
+  if (SECRET_WHOLE.has(joined)) return true;
+  if (last === 'id' || last === 'ids') return false;
+  if (place === 'header')
+    return words.some((w) => /^(token|secret|key|auth|signature|session|password|passwd|credentials?)$/.test(w) || w.endsWith('key'));
+  return words.some((w) => /^(token|secret|signature|password|passwd)$/.test(w));
+}

@@ -1,0 +1,302 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseToml } from 'smol-toml';
+import { goRegExp } from './go-regexp.js';
+import { isSecretName } from './secret-names.js';
+
+/**
+ * Credential shapes come from gitleaks' maintained rule set (vendored data, MIT,
+ * `vendor/gitleaks/`), read as gitleaks reads it: a keyword prefilter, the
+ * secret group, a minimum entropy, global and per-rule allowlists. A few rules
+ * of our own cover what that set leaves out; each has a test.
+ */
+export const GITLEAKS_VERSION = 'v8.30.1';
+
+/** A secret found in a piece of text: where it sits and which rule found it. */
+export interface SecretFinding {
+  kind: string;
+  value: string;
+  start: number;
+  end: number;
+}
+
+interface Allowlist {
+  target: 'secret' | 'match' | 'line';
+  and: boolean;
+  regexes: RegExp[];
+  stopwords: string[];
+  /** An allowlist that also names paths or commits cannot be decided on traffic: with AND it never allows. */
+  undecidable: boolean;
+}
+
+interface Rule {
+  kind: string;
+  re: RegExp;
+  keywords: string[];
+  secretGroup?: number;
+  entropy?: number;
+  allowlists: Allowlist[];
+  /** Our own rules may ask more of a match than a pattern can say. */
+  accept?: (m: RegExpExecArray) => boolean;
+}
+
+interface GitleaksAllowlist {
+  regexTarget?: string;
+  condition?: string;
+  regexes?: string[];
+  stopwords?: string[];
+  paths?: string[];
+  commits?: string[];
+}
+interface GitleaksRule {
+  id: string;
+  regex?: string;
+  keywords?: string[];
+  secretGroup?: number;
+  entropy?: number;
+  allowlists?: GitleaksAllowlist[];
+}
+
+function allowlistOf(a: GitleaksAllowlist): Allowlist {
+  const target = a.regexTarget === 'match' || a.regexTarget === 'line' ? a.regexTarget : 'secret';
+  return {
+    target,
+    and: a.condition === 'AND',
+    regexes: (a.regexes ?? []).map((r) => {
+      const re = goRegExp(r);
+      return new RegExp(re.source, re.flags.replace('g', ''));
+    }),
+    stopwords: (a.stopwords ?? []).map((s) => s.toLowerCase()),
+    undecidable: (a.paths?.length ?? 0) + (a.commits?.length ?? 0) > 0,
+  };
+}
+
+interface Catalogue {
+  rules: Rule[];
+  global: Allowlist[];
+  skipped: string[];
+}
+
+let catalogue: Catalogue | undefined;
+
+/** The vendored gitleaks rules, read once; a rule whose pattern cannot be translated is listed in `skipped`. */
+function gitleaks(): Catalogue {
+  if (catalogue) return catalogue;
+  const file = new URL('../../vendor/gitleaks/gitleaks.toml', import.meta.url);
+  const doc = parseToml(readFileSync(file, 'utf8')) as unknown as { rules: GitleaksRule[]; allowlist?: GitleaksAllowlist };
+  const rules: Rule[] = [];
+  const skipped: string[] = [];
+  for (const r of doc.rules) {
+    // Rules about file names (pkcs12-file) have no pattern: traffic has no file names.
+    if (!r.regex) continue;
+    try {
+      rules.push({
+        kind: r.id,
+        re: new RegExp(goRegExp(r.regex).source, 'gd'),
+        keywords: (r.keywords ?? []).map((k) => k.toLowerCase()),
+        ...(r.secretGroup !== undefined ? { secretGroup: r.secretGroup } : {}),
+        ...(r.entropy !== undefined ? { entropy: r.entropy } : {}),
+        allowlists: (r.allowlists ?? []).map(allowlistOf),
+      });
+    } catch {
+      skipped.push(r.id);
+    }
+  }
+  catalogue = { rules, global: doc.allowlist ? [allowlistOf(doc.allowlist)] : [], skipped };
+  return catalogue;
+}
+
+const nameAt = (group: number) => (m: RegExpExecArray) => isSecretName(m[group] ?? '', 'field');
+
+/** What gitleaks' set does not cover: each found in traffic we record, each with a test. */
+const OWN_RULES: Rule[] = [
+  // gitleaks wants 17 characters after `ey` in each part; short JWTs are still JWTs.
+  { kind: 'jwt', re: /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/dg, keywords: ['eyj'], allowlists: [] },
+  // OpenAI-style keys of any vendor: gitleaks knows only OpenAI's own with its T3BlbkFJ marker.
+  { kind: 'api-key', re: /\bsk-[A-Za-z0-9_-]{16,}/dg, keywords: ['sk-'], allowlists: [] },
+  // A bearer token in free text, in any case (`bearer abc…`).
+  { kind: 'bearer', re: /\bbearer\s+([A-Za-z0-9._~+/-]{12,}=*)/dgi, keywords: ['bearer'], allowlists: [] },
+  // The password of a URL's user info: postgres://user:pw@host.
+  {
+    kind: 'url-credentials',
+    re: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:@/?#"'<>]{1,100}:([^\s@/?#"'<>]{1,200})@/dgi,
+    keywords: ['://'],
+    allowlists: [],
+  },
+  // `name=value`, `name: value` in text, form bodies, fragments (`#access_token=…`) for a secret-sounding name.
+  {
+    kind: 'secret-assignment',
+    re: /(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_.-]{1,60})["']?\s{0,3}[=:]\s{0,3}["']?([^\s"'&;,#<>]{6,})/dg,
+    keywords: ['token', 'secret', 'passw', 'key', 'sig', 'auth', 'credential', 'session', 'cookie', 'pwd', 'grant', 'passphrase'],
+    secretGroup: 2,
+    allowlists: [],
+    accept: nameAt(1),
+  },
+  // A multipart part whose name is secret: its content is the secret.
+  {
+    kind: 'form-field',
+    re: /name="([^"\r\n]+)"[^\r\n]*\r?\n(?:[^\r\n]+\r?\n)*?\r?\n([^\r\n]+)/dg,
+    keywords: ['name="'],
+    secretGroup: 2,
+    allowlists: [],
+    accept: nameAt(1),
+  },
+];
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+interface Trie {
+  end: boolean;
+  next: Map<string, Trie>;
+}
+
+/**
+ * One pattern for many words, shared prefixes factored out (`a(?:dafruit|irtable)`):
+ * the regex engine then tests a position in a few steps, not once per word.
+ * Greedy, so at each position the longest word matches.
+ */
+function trieSource(words: readonly string[]): string {
+  const root: Trie = { end: false, next: new Map() };
+  for (const w of words) {
+    let node = root;
+    for (const ch of w) {
+      let child = node.next.get(ch);
+      if (!child) node.next.set(ch, (child = { end: false, next: new Map() }));
+      node = child;
+    }
+    node.end = true;
+  }
+  const source = (node: Trie): string => {
+    const branches = [...node.next].map(([ch, child]) => escapeRegExp(ch) + source(child));
+    if (branches.length === 0) return '';
+    const alt = branches.length === 1 ? (branches[0] as string) : `(?:${branches.join('|')})`;
+    return node.end ? `(?:${alt})?` : alt;
+  };
+  return source(root);
+}
+
+/** Shannon entropy in bits per character, as gitleaks computes it. */
+export function shannonEntropy(s: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) {
+    const p = n / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+function allowed(lists: Allowlist[], secret: string, match: string, line: string): boolean {
+  for (const a of lists) {
+    const target = a.target === 'match' ? match : a.target === 'line' ? line : secret;
+    const byRegex = a.regexes.some((re) => re.test(target));
+    const lower = secret.toLowerCase();
+    const byStopword = a.stopwords.some((w) => lower.includes(w));
+    if (a.and) {
+      if (a.undecidable) continue;
+      const checks = [...(a.regexes.length ? [byRegex] : []), ...(a.stopwords.length ? [byStopword] : [])];
+      if (checks.length && checks.every(Boolean)) return true;
+    } else if (byRegex || byStopword) return true;
+  }
+  return false;
+}
+
+const PLACEHOLDER_INSIDE = /<redacted:[a-z0-9_.-]+>/;
+
+/** A set of secret rules: gitleaks' own, ours, and the patterns of a configuration. */
+export interface SecretRuleSet {
+  /** Every secret in the text, left to right, overlapping findings merged into the widest. */
+  find(text: string): SecretFinding[];
+  /** True when no rule's keyword occurs: most strings, answered fast. */
+  quiet(text: string): boolean;
+  /** Rules in the set, and gitleaks rules left out because their pattern could not be translated. */
+  readonly size: number;
+  readonly skipped: readonly string[];
+}
+
+/** Builds the rule set, with `patterns` (from the config) as extra rules named `pattern-1`, `pattern-2`, ... */
+export function secretRules(patterns: readonly string[] = []): SecretRuleSet {
+  const { rules: gl, global, skipped } = gitleaks();
+  const configured: Rule[] = patterns.map((p, i) => ({ kind: `pattern-${i + 1}`, re: new RegExp(p, 'dg'), keywords: [], allowlists: [] }));
+  const rules = [...OWN_RULES, ...gl, ...configured];
+  const always = rules.filter((r) => r.keywords.length === 0);
+  const byKeyword = new Map<string, Rule[]>();
+  for (const r of rules) for (const k of r.keywords) byKeyword.set(k, [...(byKeyword.get(k) ?? []), r]);
+  // One pass over the text finds every keyword: longest first, so at each position the longest wins and the
+  // shorter ones it contains come with it; stepping one character on finds those starting later.
+  const keywords = [...byKeyword.keys()].sort((a, b) => b.length - a.length);
+  const within = new Map(keywords.map((k) => [k, keywords.filter((j) => k.includes(j))]));
+  const anyKeyword = keywords.length ? new RegExp(trieSource(keywords), 'g') : /(?!)/g;
+
+  function candidates(text: string): Set<Rule> {
+    const out = new Set<Rule>(always);
+    // Keywords are lower case; lower-casing the text once is cheaper than a case-insensitive search.
+    const lower = text.toLowerCase();
+    anyKeyword.lastIndex = 0;
+    for (let m = anyKeyword.exec(lower); m; m = anyKeyword.exec(lower)) {
+      for (const k of within.get(m[0]) ?? []) for (const r of byKeyword.get(k) as Rule[]) out.add(r);
+      anyKeyword.lastIndex = m.index + 1;
+    }
+    return out;
+  }
+
+  function lineAround(text: string, start: number, end: number): string {
+    const from = text.lastIndexOf('\n', start - 1) + 1;
+    const to = text.indexOf('\n', end);
+    return text.slice(from, to === -1 ? text.length : to);
+  }
+
+  function findWith(rule: Rule, text: string, out: SecretFinding[]): void {
+    rule.re.lastIndex = 0;
+    for (let m = rule.re.exec(text); m; m = rule.re.exec(text)) {
+      if (m[0].length === 0) {
+        rule.re.lastIndex++;
+        continue;
+      }
+      if (rule.accept && !rule.accept(m)) continue;
+      let group = rule.secretGroup ?? 0;
+      if (rule.secretGroup === undefined) {
+        group = 0;
+        for (let g = 1; g < m.length; g++)
+          if (m[g]) {
+            group = g;
+            break;
+          }
+      }
+      const span = m.indices?.[group];
+      const value = m[group];
+      if (!span || !value) continue;
+      // Placeholders already written, or text around them, are not secrets.
+      if (PLACEHOLDER_INSIDE.test(value)) continue;
+      if (rule.entropy !== undefined && shannonEntropy(value) <= rule.entropy) continue;
+      const line = lineAround(text, span[0], span[1]);
+      if (allowed(global, value, m[0], line) || allowed(rule.allowlists, value, m[0], line)) continue;
+      out.push({ kind: rule.kind, value, start: span[0], end: span[1] });
+    }
+  }
+
+  return {
+    size: rules.length,
+    skipped,
+    quiet(text) {
+      if (always.length) return false;
+      anyKeyword.lastIndex = 0;
+      return !anyKeyword.test(text.toLowerCase());
+    },
+    find(text) {
+      const found: SecretFinding[] = [];
+      for (const r of candidates(text)) findWith(r, text, found);
+      if (found.length < 2) return found;
+      // Widest first at each start, then drop whatever a kept finding covers.
+      found.sort((a, b) => a.start - b.start || b.end - a.end);
+      const merged: SecretFinding[] = [];
+      for (const f of found) {
+        const last = merged.at(-1);
+        if (last && f.start < last.end) {
+          if (f.end > last.end) merged[merged.length - 1] = { ...last, end: f.end, value: text.slice(last.start, f.end) };
+        } else merged.push(f);
+      }
+      return merged;
+    },
+  };
+}
