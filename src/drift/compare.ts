@@ -1,8 +1,19 @@
 import type { Severity } from './config.js';
 import type { Profile } from './profile.js';
-import type { JsonType, Shape } from './shape.js';
+import { canonicalTurn, diffTurns, type SequenceNoise } from './sequence.js';
+import type { JsonType, Occurrences, Shape, Values } from './shape.js';
 
-export const HEADINGS = ['vocabulary', 'payload shape', 'ordering', 'status codes', 'contract', 'verdict'] as const;
+export const HEADINGS = [
+  'vocabulary',
+  'sequence',
+  'ordering',
+  'values',
+  'payload shape',
+  'status codes',
+  'stream ends',
+  'contract',
+  'verdict',
+] as const;
 export type Heading = (typeof HEADINGS)[number];
 
 /** One thing that moved between baseline and candidate. */
@@ -15,6 +26,8 @@ export interface Finding {
   message: string;
   /** Old and new event sequences around an ordering change. */
   excerpt?: string[];
+  /** The probes (cassette names) it was seen in, when it concerns some and not the whole harness. */
+  probes?: string[];
 }
 
 const types = (s: Set<JsonType>) => [...s].filter((t) => t !== 'null').sort();
@@ -40,6 +53,14 @@ function compareShapes(scope: string, subject: string, base: Shape, cand: Shape,
         subject,
         message: `field ${path} changed type: ${b.join('|')} -> ${c.join('|')}`,
       });
+    } else if (c.length === 0 && b.length > 0) {
+      out.push({
+        heading: 'payload shape',
+        severity: 'breaking',
+        scope,
+        subject,
+        message: `field ${path} is now always null (was ${b.join('|')})`,
+      });
     } else if (candTypes.has('null') && !baseTypes.has('null')) {
       out.push({ heading: 'payload shape', severity: 'notable', scope, subject, message: `field ${path} is now nullable` });
     }
@@ -52,12 +73,79 @@ function compareShapes(scope: string, subject: string, base: Shape, cand: Shape,
   }
 }
 
-function firsts(turn: string[]): Map<string, number> {
-  const m = new Map<string, number>();
-  turn.forEach((t, i) => {
-    if (!m.has(t)) m.set(t, i);
-  });
-  return m;
+/** A field in every baseline occurrence and only in some candidate ones: merged shapes cannot show it. */
+function comparePresence(scope: string, subject: string, base: Occurrences, cand: Occurrences, out: Finding[]): void {
+  // One baseline occurrence is no evidence that a field is always there.
+  if (base.count < 2) return;
+  const reported: string[] = [];
+  for (const [path, n] of base.paths) {
+    if (n !== base.count || reported.some((r) => path.startsWith(`${r}.`) || path.startsWith(`${r}[]`))) continue;
+    // Under an array, an element count says nothing of presence.
+    if (path.includes('[]')) continue;
+    const c = cand.paths.get(path) ?? 0;
+    if (c === 0 || c === cand.count) continue;
+    reported.push(path);
+    out.push({
+      heading: 'payload shape',
+      severity: 'breaking',
+      scope,
+      subject,
+      message: `field ${path} missing from ${cand.count - c} of ${cand.count} occurrences (was in all ${base.count})`,
+    });
+  }
+}
+
+/** Field names that hold a vocabulary by what they are called: a single recorded value is already one of a set. */
+const VOCABULARY_NAME =
+  /^(status|state|type|kind|role|phase|mode|object|reason|finish_?reason|stop_?reason|level|severity|decision|outcome|action)$/i;
+
+/**
+ * A closed vocabulary: short token-like values (no ids, text or times) under a
+ * name that says so (`status`, `type`, `role`, `finish_reason`), or under any
+ * name when the baseline shows a few distinct values repeating.
+ */
+function closedVocabulary(path: string, v: { values: Map<string, number>; open: boolean }): boolean {
+  if (v.open || v.values.size === 0 || v.values.size > 8) return false;
+  let total = 0;
+  for (const [value, n] of v.values) {
+    if (!/^[A-Za-z][A-Za-z0-9_.:/-]{0,39}$/.test(value) || (value.match(/\d/g)?.length ?? 0) > 2) return false;
+    total += n;
+  }
+  const name = path.slice(path.lastIndexOf('.') + 1).replace(/\[\]$/, '');
+  return VOCABULARY_NAME.test(name) || (v.values.size >= 2 && total > v.values.size);
+}
+
+function compareValues(scope: string, subject: string, base: Values, cand: Values, out: Finding[]): void {
+  for (const [path, b] of base) {
+    if (!closedVocabulary(path, b)) continue;
+    const c = cand.get(path);
+    if (!c) continue;
+    const was = [...b.values.keys()].sort();
+    const now = c.open ? [] : [...c.values.keys()].sort();
+    const fresh = now.filter((x) => !b.values.has(x));
+    if (c.open) {
+      out.push({
+        heading: 'values',
+        severity: 'breaking',
+        scope,
+        subject,
+        message: `field ${path} is no longer a closed set (was ${was.join(', ')})`,
+      });
+      continue;
+    }
+    if (fresh.length === 0) continue;
+    const gone = was.filter((x) => !c.values.has(x));
+    out.push({
+      heading: 'values',
+      severity: 'breaking',
+      scope,
+      subject,
+      message:
+        gone.length > 0
+          ? `field ${path}: ${gone.join(', ')} -> ${fresh.join(', ')} (values were ${was.join(', ')})`
+          : `field ${path} has new value ${fresh.join(', ')} (values were ${was.join(', ')})`,
+    });
+  }
 }
 
 /** A sequence with runs folded (`delta×20`), for excerpts. */
@@ -73,68 +161,12 @@ export function foldRuns(seq: string[]): string {
   return out.join(', ');
 }
 
-/** Pairs (a before b, by first occurrence) that held in every baseline turn where both appear. */
-function heldPairs(turns: string[][]): Map<string, [string, string]> {
-  const held = new Map<string, [string, string]>();
-  const broken = new Set<string>();
-  for (const turn of turns) {
-    const f = firsts(turn);
-    for (const [a, ia] of f) {
-      for (const [b, ib] of f) {
-        if (a === b) continue;
-        const key = `${a}\u0000${b}`;
-        if (ia < ib) held.set(key, [a, b]);
-        else broken.add(key);
-      }
-    }
-  }
-  for (const key of broken) held.delete(key);
-  return held;
-}
-
 const probeName = (file: string) => file.replace(/\.ya?ml$/, '');
 
 /** A list of probes, short enough to read at a glance. */
 function probeList(names: string[]): string {
   const shown = names.slice(0, 4).map(probeName).join(', ');
   return names.length > 4 ? `${shown} and ${names.length - 4} more` : shown;
-}
-
-/** Order relations the baseline always kept and the candidate broke: one finding per relation, naming every probe it broke in. */
-function compareOrdering(scope: string, base: Profile, cand: Profile, out: Finding[], unordered: Set<string>): void {
-  const broken = new Map<string, { a: string; b: string; probes: string[]; excerpt: string[] }>();
-  for (const [probe, turns] of base.turns) {
-    const candTurns = cand.turns.get(probe);
-    if (!candTurns) continue;
-    for (const [key, [a, b]] of heldPairs(turns)) {
-      if (unordered.has(key)) continue;
-      const turn = candTurns.find((t) => {
-        const f = firsts(t);
-        const ia = f.get(a);
-        const ib = f.get(b);
-        return ia !== undefined && ib !== undefined && ib < ia;
-      });
-      if (!turn) continue;
-      const entry = broken.get(key) ?? {
-        a,
-        b,
-        probes: [],
-        excerpt: [`- ${foldRuns(turns.find((x) => x.includes(a) && x.includes(b)) ?? [])}`, `+ ${foldRuns(turn)}`],
-      };
-      entry.probes.push(probe);
-      broken.set(key, entry);
-    }
-  }
-  for (const { a, b, probes, excerpt } of broken.values()) {
-    out.push({
-      heading: 'ordering',
-      severity: 'breaking',
-      scope,
-      subject: probeList(probes),
-      message: `${a} used to precede ${b}; now it comes after`,
-      excerpt,
-    });
-  }
 }
 
 /** Event types whose relative order a server does not fix (a race between two of its components), in either order. */
@@ -145,32 +177,205 @@ export interface Noise {
   unordered: UnorderedPairs;
   /** Event types sent in some runs only: their coming and going is no finding. */
   sometimes: readonly string[];
+  /** Event types besides deltas whose repeats in a row are free (streamed chunks). */
+  runs?: readonly string[];
+}
+
+/**
+ * Types whose runs are free: deltas (`response.output_text.delta`,
+ * `item/agentMessage/delta`) come as many times as the text takes, which is
+ * the model's business, not the protocol's. Any other repeat counts: a second
+ * `response.output_item.done` is a change even where items come in a row.
+ */
+function runTypes(profile: Profile, declared: readonly string[]): Set<string> {
+  const runs = new Set(declared);
+  for (const turns of profile.turns.values()) for (const turn of turns) for (const t of turn) if (/delta$/i.test(t)) runs.add(t);
+  return runs;
+}
+
+/** Types that came at most once in every baseline turn that had them: a second one is a duplicate. */
+function onceTypes(profile: Profile): Set<string> {
+  const seen = new Set<string>();
+  const many = new Set<string>();
+  for (const turns of profile.turns.values())
+    for (const turn of turns) {
+      const counts = new Map<string, number>();
+      for (const t of turn) counts.set(t, (counts.get(t) ?? 0) + 1);
+      for (const [t, n] of counts) (n > 1 ? many : seen).add(t);
+    }
+  return new Set([...seen].filter((t) => !many.has(t)));
+}
+
+const describeAfter = (after: string | undefined) => (after ? `after ${after}` : 'first in the turn');
+
+/** Every turn of every probe aligned with its baseline: extra, missing and moved occurrences, one finding per change. */
+function compareSequences(
+  scope: string,
+  base: Profile,
+  cand: Profile,
+  noise: SequenceNoise,
+  vocabulary: Set<string>,
+  out: Finding[],
+): void {
+  const once = onceTypes(base);
+  const found = new Map<string, { finding: Finding; probes: string[] }>();
+  const add = (key: string, probe: string, make: () => Finding) => {
+    const entry = found.get(key) ?? { finding: make(), probes: [] };
+    if (!entry.probes.includes(probe)) entry.probes.push(probe);
+    found.set(key, entry);
+  };
+  for (const [probe, baseTurns] of base.turns) {
+    const candTurns = cand.turns.get(probe);
+    if (!candTurns) continue;
+    if (candTurns.length !== baseTurns.length)
+      add(`turns ${probe}`, probe, () => ({
+        heading: 'sequence',
+        severity: 'breaking',
+        scope,
+        subject: probeName(probe),
+        message: `${baseTurns.length} turns -> ${candTurns.length}`,
+      }));
+    baseTurns.forEach((baseTurn, k) => {
+      const candTurn = candTurns[k];
+      if (!candTurn) return;
+      const b = canonicalTurn(baseTurn, noise);
+      const c = canonicalTurn(candTurn, noise);
+      const excerpt = [`- ${foldRuns(b)}`, `+ ${foldRuns(c)}`];
+      for (const e of diffTurns(b, c)) {
+        // A type that came or went altogether is a vocabulary finding already.
+        if (vocabulary.has(e.type)) continue;
+        if (e.op === 'moved')
+          add(`moved ${e.type}`, probe, () => ({
+            heading: 'ordering',
+            severity: 'breaking',
+            scope,
+            subject: e.type,
+            message: `${e.type} moved: it came ${describeAfter(e.wasAfter)}, now ${describeAfter(e.nowAfter)}`,
+            excerpt,
+          }));
+        else if (e.op === 'removed')
+          add(`removed ${e.type}`, probe, () => ({
+            heading: 'sequence',
+            severity: 'breaking',
+            scope,
+            subject: e.type,
+            message: `${e.type} ${describeAfter(e.after)} is no longer sent`,
+            excerpt,
+          }));
+        else
+          add(`inserted ${e.type}`, probe, () => ({
+            heading: 'sequence',
+            severity: once.has(e.type) ? 'breaking' : 'notable',
+            scope,
+            subject: e.type,
+            message: once.has(e.type)
+              ? `${e.type} is sent twice in a turn (again ${describeAfter(e.after)}); it used to come once`
+              : `an extra ${e.type} ${describeAfter(e.after)}`,
+            excerpt,
+          }));
+      }
+    });
+  }
+  for (const { finding, probes } of found.values())
+    out.push({ ...finding, subject: `${finding.subject} in ${probeList(probes)}`, probes: probes.map(probeName) });
+}
+
+/** How streams ended per route, and whether they ended with the sentinel. */
+function compareStreamEnds(scope: string, base: Profile, cand: Profile, out: Finding[]): void {
+  for (const [route, b] of base.routes) {
+    const c = cand.routes.get(route);
+    if (!c || (b.ends.size === 0 && c.ends.size === 0)) continue;
+    const was = [...b.ends].sort();
+    const now = [...c.ends].sort();
+    if (!same(was, now))
+      out.push({
+        heading: 'stream ends',
+        severity: 'breaking',
+        scope,
+        subject: route,
+        message: `streams end ${was.join(', ') || 'never'} -> ${now.join(', ') || 'never'}`,
+      });
+    if (b.sentinel.with > 0 && b.sentinel.without === 0 && c.sentinel.without > 0)
+      out.push({
+        heading: 'stream ends',
+        severity: 'breaking',
+        scope,
+        subject: route,
+        message: `[DONE] missing from ${c.sentinel.without} of ${c.sentinel.with + c.sentinel.without} streams (it ended every one)`,
+      });
+  }
 }
 
 /** Everything that moved from `base` to `cand`, with a severity each, leaving out what `noise` says is chance. */
 export function compareProfiles(scope: string, base: Profile, cand: Profile, noise: Noise = { unordered: [], sometimes: [] }): Finding[] {
   const out: Finding[] = [];
-  const { unordered } = noise;
   const sometimes = new Set(noise.sometimes);
-  for (const t of base.eventShapes.keys())
-    if (!cand.eventShapes.has(t) && !sometimes.has(t))
-      out.push({ heading: 'vocabulary', severity: 'breaking', scope, subject: t, message: `event type ${t} disappeared` });
-  for (const t of cand.eventShapes.keys())
-    if (!base.eventShapes.has(t) && !sometimes.has(t))
-      out.push({ heading: 'vocabulary', severity: 'notable', scope, subject: t, message: `event type ${t} appeared` });
+  const gone = [...base.eventShapes.keys()].filter((t) => !cand.eventShapes.has(t) && !sometimes.has(t));
+  const appeared = [...cand.eventShapes.keys()].filter((t) => !base.eventShapes.has(t) && !sometimes.has(t));
+  // New contract violations on a type that only appeared say the same thing twice: one finding, at the violation's severity.
+  const newViolations = new Map<string, { probes: string[]; types: Set<string> }>();
+  for (const [name, rules] of cand.violations) {
+    const before = base.violations.get(name) ?? new Map();
+    for (const [rule, types] of rules) {
+      if (before.has(rule)) continue;
+      const v = newViolations.get(rule) ?? { probes: [], types: new Set<string>() };
+      v.probes.push(name);
+      for (const t of types) v.types.add(t);
+      newViolations.set(rule, v);
+    }
+  }
+  const folded = new Map<string, string[]>();
+  for (const [rule, v] of newViolations) {
+    if (v.types.size === 0 || ![...v.types].every((t) => appeared.includes(t))) continue;
+    for (const t of v.types) folded.set(t, [...(folded.get(t) ?? []), rule]);
+    newViolations.delete(rule);
+  }
+  for (const t of gone)
+    out.push({ heading: 'vocabulary', severity: 'breaking', scope, subject: t, message: `event type ${t} disappeared` });
+  for (const t of appeared) {
+    const rules = folded.get(t);
+    out.push({
+      heading: 'vocabulary',
+      severity: rules ? 'breaking' : 'notable',
+      scope,
+      subject: t,
+      message: rules ? `event type ${t} appeared, and breaks the contract: ${rules.join(', ')}` : `event type ${t} appeared`,
+    });
+  }
   for (const r of base.routes.keys())
     if (!cand.routes.has(r))
       out.push({ heading: 'vocabulary', severity: 'breaking', scope, subject: r, message: `route ${r} disappeared` });
   for (const r of cand.routes.keys())
     if (!base.routes.has(r)) out.push({ heading: 'vocabulary', severity: 'notable', scope, subject: r, message: `route ${r} appeared` });
 
+  const sequenceNoise: SequenceNoise = {
+    runs: runTypes(base, noise.runs ?? []),
+    unordered: new Set(noise.unordered.flatMap(([a, b]) => [`${a}\u0000${b}`, `${b}\u0000${a}`])),
+    sometimes,
+  };
+  compareSequences(scope, base, cand, sequenceNoise, new Set([...gone, ...appeared]), out);
+
   for (const [t, shape] of base.eventShapes) {
     const c = cand.eventShapes.get(t);
-    if (c) compareShapes(scope, t, shape, c, out);
+    if (!c) continue;
+    compareShapes(scope, t, shape, c, out);
+    const bp = base.eventPresence.get(t);
+    const cp = cand.eventPresence.get(t);
+    if (bp && cp) comparePresence(scope, t, bp, cp, out);
+    const bv = base.eventValues.get(t);
+    const cv = cand.eventValues.get(t);
+    if (bv && cv) compareValues(scope, t, bv, cv, out);
   }
   for (const [r, shape] of base.routeShapes) {
     const c = cand.routeShapes.get(r);
-    if (c) compareShapes(scope, r, shape, c, out);
+    if (!c) continue;
+    compareShapes(scope, r, shape, c, out);
+    const bp = base.routePresence.get(r);
+    const cp = cand.routePresence.get(r);
+    if (bp && cp) comparePresence(scope, r, bp, cp, out);
+    const bv = base.routeValues.get(r);
+    const cv = cand.routeValues.get(r);
+    if (bv && cv) compareValues(scope, r, bv, cv, out);
   }
   for (const [r, b] of base.routes) {
     const c = cand.routes.get(r);
@@ -195,15 +400,25 @@ export function compareProfiles(scope: string, base: Profile, cand: Profile, noi
         subject: r,
         message: `content type ${bt.join(', ') || 'none'} -> ${ct.join(', ') || 'none'}`,
       });
+    if (b.bodies.some > 0 && b.bodies.empty === 0 && c.bodies.empty > 0)
+      out.push({
+        heading: 'status codes',
+        severity: 'breaking',
+        scope,
+        subject: r,
+        message: `the body is empty in ${c.bodies.empty} of ${c.bodies.some + c.bodies.empty} responses (it never was)`,
+      });
   }
-  compareOrdering(scope, base, cand, out, new Set(unordered.flatMap(([a, b]) => [`${a}\u0000${b}`, `${b}\u0000${a}`])));
-  const newViolations = new Map<string, string[]>();
-  for (const [name, rules] of cand.violations) {
-    const before = base.violations.get(name) ?? new Set();
-    for (const rule of rules) if (!before.has(rule)) newViolations.set(rule, [...(newViolations.get(rule) ?? []), name]);
-  }
-  for (const [rule, names] of newViolations)
-    out.push({ heading: 'contract', severity: 'breaking', scope, subject: probeList(names), message: `new contract violation: ${rule}` });
+  compareStreamEnds(scope, base, cand, out);
+  for (const [rule, { probes }] of newViolations)
+    out.push({
+      heading: 'contract',
+      severity: 'breaking',
+      scope,
+      subject: `${rule} in ${probeList(probes)}`,
+      message: `new contract violation: ${rule}`,
+      probes: probes.map(probeName),
+    });
   for (const p of base.manifest?.probes ?? []) {
     const c = cand.manifest?.probes.find((x) => x.probe === p.probe);
     if (!c || c.verdict === p.verdict) continue;
@@ -213,6 +428,7 @@ export function compareProfiles(scope: string, base: Profile, cand: Profile, noi
       scope,
       subject: p.probe,
       message: `${p.verdict} -> ${c.verdict} (${c.reason})`,
+      probes: [p.probe],
     });
   }
   return out;

@@ -35,6 +35,19 @@ export interface DriftOptions {
 
 const ORDER: Record<Severity, number> = { breaking: 0, notable: 1, info: 2 };
 
+// A turn may take this many times the baseline's longest recording before drift calls it stalled; never less than the floor.
+const CEILING_FACTOR = 10;
+const CEILING_FLOOR_MS = 5000;
+
+/**
+ * How long a re-recorded turn may wait: ten times the baseline's longest probe
+ * (at least 5 s). A server that stops ending turns is then reported within
+ * minutes, not after the live ceiling (minutes) for every turn in turn.
+ */
+export function derivedTurnCeiling(longestBaselineMs: number): number {
+  return Math.max(CEILING_FLOOR_MS, Math.ceil(longestBaselineMs * CEILING_FACTOR));
+}
+
 async function isDir(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }
@@ -94,14 +107,21 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
     );
   const recorded = source ? await mkdtemp(join(tmpdir(), 'tapedeck-drift-')) : undefined;
   const findings: Finding[] = [];
+  const compared: DriftReport['compared'] = [];
   const pairs: [string, string, string][] = [];
   try {
     for (const [scope, baseDir] of folders) {
       let candDir: string;
+      const base = await profileFolder(baseDir, options.config);
       if (recorded) {
-        options.onProgress?.(`re-recording ${scope} against ${source}`);
         const manifest = await loadManifest(join(baseDir, 'manifest.yaml'));
         const probes = manifest.probes.map((p) => p.probe);
+        const turnMs = derivedTurnCeiling(base.longestMs);
+        options.onProgress?.(
+          `re-recording ${scope} against ${source}: ${probes.length} probes, a turn waits at most ${(turnMs / 1000).toFixed(1)} s`,
+        );
+        const startedAt = performance.now();
+        let done = 0;
         // Every suite records into a folder named like the baseline's (an omnigent harness folder already is), so several compare at once.
         await recordTarget(suite, {
           outDir: recorded,
@@ -111,6 +131,17 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
           apiKey: options.apiKey,
           ...(suite.variants ? { variant: manifest.harness, folder: scope } : { folder: scope }),
           ...(options.pace ? { pace: options.pace } : {}),
+          turnMs,
+          onProgress: (event) => {
+            if (event.kind === 'start') return;
+            done++;
+            const perProbe = (performance.now() - startedAt) / done / 1000;
+            const left = probes.length - done;
+            const timedOut = /timed out/.test(event.result.reason) ? ' (timed out)' : '';
+            options.onProgress?.(
+              `  ${scope} ${event.result.probe}: ${event.result.verdict}${timedOut} in ${event.seconds.toFixed(1)} s; ${left} left, about ${Math.ceil(left * perProbe)} s`,
+            );
+          },
         });
         candDir = join(recorded, scope);
       } else {
@@ -120,15 +151,20 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
           throw new UsageError(`--candidate: ${candDir} does not exist; it needs the same layout as the baseline`);
       }
       const noise = await noiseOf(baseDir);
-      findings.push(
-        ...compareProfiles(scope, await profileFolder(baseDir, options.config), await profileFolder(candDir, options.config), noise),
-      );
+      const cand = await profileFolder(candDir, options.config);
+      // A probe the candidate did not record (skipped) is its verdict's finding; its traffic is not "gone" from the server.
+      const missing = base.probes.filter((p) => !cand.probes.includes(p));
+      const compareBase = missing.length && recorded ? await profileFolder(baseDir, options.config, cand.probes) : base;
+      if (base.manifest) compareBase.manifest = base.manifest;
+      findings.push(...compareProfiles(scope, compareBase, cand, noise));
+      compared.push({ scope, probes: base.probes.filter((p) => cand.probes.includes(p)).map((p) => p.replace(/\.ya?ml$/, '')) });
       pairs.push([scope, baseDir, candDir]);
     }
     const failOn = options.failOn ?? options.config.failOn;
     const report: DriftReport = {
       baseline: options.baseline,
       candidate: source ?? (options.candidate as string),
+      compared,
       findings,
       failOn,
       failed: findings.some((f) => ORDER[f.severity] <= ORDER[failOn]),

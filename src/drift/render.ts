@@ -3,6 +3,8 @@ import { type Finding, HEADINGS } from './compare.js';
 export interface DriftReport {
   baseline: string;
   candidate: string;
+  /** Every harness compared, with the probes compared in it: a clean run lists them all. */
+  compared: { scope: string; probes: string[] }[];
   findings: Finding[];
   failOn: Finding['severity'];
   failed: boolean;
@@ -13,7 +15,10 @@ const counts = (f: Finding[]) =>
 
 /** Grouped by scope and heading, breaking first: readable in a minute. */
 export function renderDriftText(report: DriftReport): string {
-  const lines = [`drift ${report.baseline} -> ${report.candidate}: ${counts(report.findings)}`];
+  const probes = report.compared.reduce((n, c) => n + c.probes.length, 0);
+  const lines = [
+    `drift ${report.baseline} -> ${report.candidate}: ${counts(report.findings)} (${probes} probes compared in ${report.compared.map((c) => c.scope).join(', ') || 'no harness'})`,
+  ];
   const scopes = [...new Set(report.findings.map((f) => f.scope))].sort();
   for (const scope of scopes) {
     lines.push('', `${scope}:`);
@@ -54,20 +59,38 @@ export function renderDriftMarkdown(report: DriftReport): string {
 const xml = (s: string) =>
   s.replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch] as string);
 
-/** One testsuite per harness, one testcase per heading; failures at or above the fail-on severity. */
+/**
+ * One testsuite per harness, one testcase per probe compared (passing ones
+ * too) plus one for what concerns the whole harness (routes, vocabulary,
+ * shapes); findings at or above the fail-on severity are failures, the others
+ * are listed in the testcase's output at their severity.
+ */
 export function renderDriftJunit(report: DriftReport): string {
   const order = { breaking: 0, notable: 1, info: 2 };
   const failing = (f: Finding) => order[f.severity] <= order[report.failOn];
-  const scopes = [...new Set(report.findings.map((f) => f.scope))].sort();
+  const line = (f: Finding) => `[${f.severity}] ${f.heading}: ${f.subject}: ${f.message}${f.excerpt ? `\n${f.excerpt.join('\n')}` : ''}`;
+  const scopes = [...new Set([...report.compared.map((c) => c.scope), ...report.findings.map((f) => f.scope)])].sort();
   const suites = scopes.map((scope) => {
-    const cases = HEADINGS.map((heading) => {
-      const bad = report.findings.filter((f) => f.scope === scope && f.heading === heading && failing(f));
-      if (bad.length === 0) return `    <testcase classname="${xml(scope)}" name="${heading}"/>`;
-      const text = bad.map((f) => `[${f.severity}] ${f.subject}: ${f.message}${f.excerpt ? `\n${f.excerpt.join('\n')}` : ''}`).join('\n');
-      return `    <testcase classname="${xml(scope)}" name="${heading}">\n      <failure message="${xml(bad[0]?.message ?? '')}">${xml(text)}</failure>\n    </testcase>`;
+    const probes = report.compared.find((c) => c.scope === scope)?.probes ?? [];
+    const mine = report.findings.filter((f) => f.scope === scope);
+    const cases = [HARNESS_CASE, ...probes].map((name) => {
+      const found = mine.filter((f) => (name === HARNESS_CASE ? !f.probes?.length : f.probes?.includes(name)));
+      const bad = found.filter(failing);
+      const rest = found.filter((f) => !failing(f));
+      const failure = bad.length
+        ? `\n      <failure type="${bad[0]?.severity}" message="${xml(bad[0]?.message ?? '')}">${xml(bad.map(line).join('\n'))}</failure>`
+        : '';
+      const out = rest.length ? `\n      <system-out>${xml(rest.map(line).join('\n'))}</system-out>` : '';
+      const body = failure + out;
+      return `    <testcase classname="${xml(scope)}" name="${xml(name)}"${body ? `>${body}\n    </testcase>` : '/>'}`;
     });
-    const failures = HEADINGS.filter((h) => report.findings.some((f) => f.scope === scope && f.heading === h && failing(f))).length;
-    return `  <testsuite name="${xml(scope)}" tests="${HEADINGS.length}" failures="${failures}">\n${cases.join('\n')}\n  </testsuite>`;
+    const failures = [HARNESS_CASE, ...probes].filter((name) =>
+      mine.some((f) => failing(f) && (name === HARNESS_CASE ? !f.probes?.length : f.probes?.includes(name))),
+    ).length;
+    return `  <testsuite name="${xml(scope)}" tests="${probes.length + 1}" failures="${failures}">\n${cases.join('\n')}\n  </testsuite>`;
   });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="tapedeck drift">\n${suites.join('\n')}\n</testsuites>\n`;
 }
+
+/** The testcase for findings about the harness as a whole, not one probe. */
+const HARNESS_CASE = '(harness: routes, vocabulary, shapes, values)';

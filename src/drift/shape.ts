@@ -26,3 +26,46 @@ export function addToShape(shape: Shape, value: unknown, path = '', ignore?: (pa
     for (const v of value as unknown[]) addToShape(shape, v, `${path}[]`, ignore);
   }
 }
+
+/** How many occurrences (events of a type, bodies of a route) there were, and in how many each field was present. */
+export interface Occurrences {
+  count: number;
+  paths: Map<string, number>;
+}
+
+function presentPaths(value: unknown, path: string, ignore: ((path: string) => boolean) | undefined, out: Set<string>): void {
+  if (path && ignore?.(path)) return;
+  if (path) out.add(path);
+  if (Array.isArray(value)) for (const v of value) presentPaths(v, `${path}[]`, ignore, out);
+  else if (value && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) presentPaths(v, path ? `${path}.${k}` : k, ignore, out);
+}
+
+/** Counts one occurrence and every field path present in it (once per occurrence). */
+export function recordOccurrence(occurrences: Occurrences, value: unknown, ignore?: (path: string) => boolean): void {
+  occurrences.count++;
+  const paths = new Set<string>();
+  presentPaths(value, '', ignore, paths);
+  for (const p of paths) occurrences.paths.set(p, (occurrences.paths.get(p) ?? 0) + 1);
+}
+
+/** Field path -> the string values seen there, with counts (at most `VALUES_KEPT` distinct; past that, `open`). */
+export type Values = Map<string, { values: Map<string, number>; open: boolean }>;
+const VALUES_KEPT = 16;
+
+/** Records the string values of one occurrence, per field path. */
+export function recordValues(values: Values, value: unknown, ignore?: (path: string) => boolean, path = ''): void {
+  if (path && ignore?.(path)) return;
+  if (typeof value === 'string' && path) {
+    let v = values.get(path);
+    if (!v) values.set(path, (v = { values: new Map(), open: false }));
+    if (v.open) return;
+    v.values.set(value, (v.values.get(value) ?? 0) + 1);
+    if (v.values.size > VALUES_KEPT) {
+      v.open = true;
+      v.values.clear();
+    }
+  } else if (Array.isArray(value)) for (const x of value) recordValues(values, x, ignore, `${path}[]`);
+  else if (value && typeof value === 'object')
+    for (const [k, x] of Object.entries(value)) recordValues(values, x, ignore, path ? `${path}.${k}` : k);
+}

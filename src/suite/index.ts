@@ -20,4 +20,5 @@ export {
   type SuiteProgress,
   simulatorBasics,
   TURN_MS,
+  turnCeiling,
 } from './suite.js';

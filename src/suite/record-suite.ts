@@ -75,6 +75,7 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
       {
         server,
         pace: options.pace ?? (simulator ? 'simulated' : 'live'),
+        turnMs: options.turnMs,
         apiKey: options.apiKey ?? simulator?.apiKey,
         variant: options.variant,
       },

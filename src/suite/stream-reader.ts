@@ -19,6 +19,10 @@ export class StreamReader {
 
   /** Whether the stream carried the bare `data: [DONE]` sentinel. */
   sawDone = false;
+  private doneSeen!: () => void;
+  private readonly done = new Promise<void>((resolve) => {
+    this.doneSeen = resolve;
+  });
 
   private constructor(private readonly controller: AbortController) {}
 
@@ -49,6 +53,7 @@ export class StreamReader {
           if (frame.kind !== 'event' || frame.data === undefined) continue;
           if (frame.data === '[DONE]') {
             this.sawDone = true;
+            this.doneSeen();
             continue;
           }
           let data: Record<string, unknown> = {};
@@ -86,11 +91,21 @@ export class StreamReader {
     }
   }
 
-  /** Resolves when the server ends the stream, or after `timeoutMs`. */
-  async untilEnd(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.log.ended, new Promise<void>((r) => (timer = setTimeout(r, timeoutMs)))]);
-    clearTimeout(timer);
+  /**
+   * Resolves when the server ends the stream, or after `timeoutMs`; with
+   * `afterDoneMs`, also that long after the `[DONE]` sentinel, since a server
+   * that forgets to end the response after it would otherwise hold the client
+   * for the whole timeout.
+   */
+  async untilEnd(timeoutMs: number, afterDoneMs?: number): Promise<void> {
+    const timers: NodeJS.Timeout[] = [];
+    const after = (ms: number) => new Promise<void>((r) => timers.push(setTimeout(r, ms)));
+    await Promise.race([
+      this.log.ended,
+      after(timeoutMs),
+      ...(afterDoneMs !== undefined ? [this.done.then(() => after(afterDoneMs))] : []),
+    ]);
+    for (const t of timers) clearTimeout(t);
   }
 
   count(type: string): number {

@@ -12,6 +12,11 @@ export type Pace = 'simulated' | 'live' | 'replay' | 'fuzz';
 /** The ceiling of one turn at each pace, for suites that need no finer timings. */
 export const TURN_MS: Record<Pace, number> = { simulated: 10_000, live: 120_000, replay: 10_000, fuzz: 2000 };
 
+/** The turn ceiling a plan uses: the context's own when it has one, never above the pace's. */
+export function turnCeiling(context: { pace: Pace; turnMs?: number | undefined }, paceMs = TURN_MS[context.pace]): number {
+  return context.turnMs !== undefined ? Math.min(context.turnMs, paceMs) : paceMs;
+}
+
 /** One probe of a suite: what the manifest names it and how much it matters. */
 export interface SuiteProbe {
   name: string;
@@ -50,6 +55,8 @@ export interface PlanContext {
   server: string;
   /** How long the probes may wait. */
   pace: Pace;
+  /** A ceiling for one turn below the pace's own (drift derives it from the baseline), so a server that stalls is told in minutes. */
+  turnMs?: number | undefined;
   apiKey?: string | undefined;
   /** The suite's variant (an omnigent harness id); absent for suites without one. */
   variant?: string | undefined;
@@ -162,6 +169,8 @@ export interface RecordSuiteOptions {
   simulator?: SimulatorOptions | undefined;
   /** How long probes wait (default: simulated for the embedded simulator, live for a server). */
   pace?: Pace | undefined;
+  /** A ceiling for one turn, below the pace's (see PlanContext). */
+  turnMs?: number | undefined;
   redact?: RedactionConfig | undefined;
   onProgress?: ((event: SuiteProgress) => void) | undefined;
 }

@@ -9,7 +9,7 @@ describe('bench verify', () => {
   it('passes every committed cassette and says what it checked', async () => {
     const r = await runBench(['verify']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^checked 69 cassettes, 105 streams, \d+ events against 80 rules: no violations\n$/);
+    expect(r.stdout).toMatch(/^checked 69 cassettes, 105 streams, \d+ events against 82 rules: no violations\n$/);
   });
 
   it('exits 1 and names the rule when a hand-edited cassette breaks one', async () => {
@@ -42,7 +42,7 @@ describe('bench verify', () => {
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { cassettes: { rules: unknown[] }[]; violations: unknown[] };
     expect(report.violations).toEqual([]);
-    expect(report.cassettes[0]?.rules.length).toBe(17);
+    expect(report.cassettes[0]?.rules.length).toBe(19);
   });
 });
 

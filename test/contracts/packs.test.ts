@@ -232,7 +232,7 @@ describe('reports', () => {
           >    2 response.output_item.done
                3 response.completed
                4 session.input.consumed
-      checked 1 cassettes, 1 streams, 7 events against 17 rules: 2 violations"
+      checked 1 cassettes, 1 streams, 7 events against 19 rules: 2 violations"
     `);
   });
 
@@ -254,7 +254,7 @@ describe('reports', () => {
                5 session.interrupted
           >    6 response.output_text.delta
                7 session.status
-      checked 1 cassettes, 1 streams, 8 events against 17 rules: 1 violations"
+      checked 1 cassettes, 1 streams, 8 events against 19 rules: 1 violations"
     `);
   });
 
@@ -290,7 +290,7 @@ describe('reports', () => {
           >    3 response.policy_denied
                4 response.in_progress
                5 session.input.consumed
-      checked 1 cassettes, 1 streams, 9 events against 17 rules: 3 violations"
+      checked 1 cassettes, 1 streams, 9 events against 19 rules: 3 violations"
     `);
   });
 

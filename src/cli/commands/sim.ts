@@ -32,7 +32,7 @@ export function registerSim(program: Command): void {
     .option('--latency <ms>', 'pause between stream events of a turn', parseWholeMs, 2)
     .option(
       '--mutate <change>',
-      'emulate a server change (repeatable): rename-event:FROM=TO, drop-field:TYPE.FIELD, retype-field:TYPE.FIELD, swap-events:A,B, add-event:TYPE, status:METHOD /route/{id}=CODE, no-sentinel',
+      'emulate a server change (repeatable): rename-event:FROM=TO, drop-field:TYPE.FIELD, retype-field:TYPE.FIELD, swap-events:A,B, add-event:TYPE, status:METHOD /route/{id}=CODE, no-sentinel, duplicate-event:TYPE, enum-value:TYPE:FIELD=FROM>TO, drop-field-when:TYPE:FIELD@KEY=VALUE, drop-event-in:TYPE@KIND, null-field:METHOD /route:FIELD, empty-body:METHOD /route, open-after-done, stall-turns',
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .addHelpText(

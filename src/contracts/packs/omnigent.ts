@@ -28,6 +28,25 @@ export const omnigentStream: Pack = {
       { after: '[DONE]' },
       { name: 'done-is-last', description: 'nothing follows the bare [DONE] of a normal close', source: `${REF} I5`, scope: 'stream' },
     ),
+    // Both transports end a turn the same way: the native-tui vendor status and the full server's runner status alike.
+    eventually(
+      'session.status[status=idle]',
+      { after: 'response.completed' },
+      {
+        name: 'idle-after-completed',
+        description: 'a completed turn ends with session.status idle after its response.completed',
+        source: `${REF} I10, I14`,
+      },
+    ),
+    eventually(
+      'session.status[status=idle]',
+      { after: 'response.output_item.done' },
+      {
+        name: 'idle-after-last-output',
+        description: 'the idle that ends a turn comes after its last output item, on either transport',
+        source: `${REF} I14, I26`,
+      },
+    ),
   ],
 };
 

@@ -5,7 +5,7 @@ import { type Cassette, loadCassette } from '../../cassette/index.js';
 import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
 import { startReplayServer } from '../../replayer/index.js';
-import { findProbe, observeSafely, type Suite, simulatorBasics, TURN_MS, throughDoor } from '../../suite/index.js';
+import { findProbe, observeSafely, type Suite, simulatorBasics, TURN_MS, throughDoor, turnCeiling } from '../../suite/index.js';
 import { CodexClient } from './client.js';
 import { codexPeer } from './peer.js';
 import { CODEX_PROBES, type CodexProbe } from './probes.js';
@@ -74,7 +74,7 @@ export const codexSuite: Suite<CodexProbe> = {
     folder: CODEX_FOLDER,
     probes: selected,
     declare: () => ({ declared: 'SUPPORTED' }),
-    observe: (probe, url) => observeCodexProbe(probe, url.replace(/^http/, 'ws'), TURN_MS[context.pace]),
+    observe: (probe, url) => observeCodexProbe(probe, url.replace(/^http/, 'ws'), turnCeiling(context)),
   }),
   // WebSocket sessions replay through a socket of their own: the door's fetch has no part in it.
   replay: (recorded, door, pace = 'replay') =>

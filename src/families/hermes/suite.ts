@@ -1,6 +1,15 @@
 import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
-import { findProbe, observeSafely, REPLAY_ORIGIN, type Suite, simulatorBasics, TURN_MS, throughDoor } from '../../suite/index.js';
+import {
+  findProbe,
+  observeSafely,
+  REPLAY_ORIGIN,
+  type Suite,
+  simulatorBasics,
+  TURN_MS,
+  throughDoor,
+  turnCeiling,
+} from '../../suite/index.js';
 import { HermesClient } from './client.js';
 import { hermesPeer } from './peer.js';
 import { HERMES_PROBES, type HermesProbe } from './probes.js';
@@ -29,7 +38,7 @@ export const hermesSuite: Suite<HermesProbe> = {
       folder: 'hermes',
       probes: selected,
       declare: () => ({ declared: 'SUPPORTED' }),
-      observe: (probe, url) => observeSafely(() => probe.run(new HermesClient(url, apiKey), TURN_MS[context.pace])),
+      observe: (probe, url) => observeSafely(() => probe.run(new HermesClient(url, apiKey), turnCeiling(context))),
     };
   },
   // Any API key works against a replay: the replayer matches the redacted header.

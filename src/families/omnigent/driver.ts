@@ -33,6 +33,8 @@ export const LIVE_TIMINGS: DriverTimings = {
 };
 
 const OUTPUT_DONE = 'response.output_item.done';
+// The server ends a deleted session's stream right after `[DONE]`; past this, it left the stream open and the client hangs up.
+const DONE_GRACE_MS = 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Items = { data: Record<string, unknown>[] };
 
@@ -243,7 +245,7 @@ export class SessionDriver {
     const reader = await openSessionStream(this.baseUrl, this.session, this.client.fetch, 10_000);
     try {
       await this.client.call('DELETE', `/v1/sessions/${this.session}`);
-      await reader.untilEnd(this.timings.turnMs);
+      await reader.untilEnd(this.timings.turnMs, DONE_GRACE_MS);
     } finally {
       reader.close();
     }

@@ -93,7 +93,7 @@ export const PROBES: readonly Probe[] = [
       if (turn.text.includes(marker)) return { observed: 'SUPPORTED', note: `reply echoed ${marker}`, turn };
       return {
         observed: 'UNSUPPORTED',
-        note: turn.timedOut ? 'no reply before the turn timeout' : `reply lacked ${marker}: ${JSON.stringify(turn.text.slice(0, 80))}`,
+        note: turn.timedOut ? 'no reply: the turn timed out' : `reply lacked ${marker}: ${JSON.stringify(turn.text.slice(0, 80))}`,
         turn,
       };
     },
@@ -198,7 +198,7 @@ export const PROBES: readonly Probe[] = [
         },
       });
       if (turn.cancelled) return { observed: 'SUPPORTED', note: 'session.interrupted observed', turn };
-      if (turn.timedOut) return { observed: 'UNSUPPORTED', note: 'the turn neither ended nor was interrupted', turn };
+      if (turn.timedOut) return { observed: 'UNSUPPORTED', note: 'the turn timed out: it neither ended nor was interrupted', turn };
       return turn.text.length < SHORT_REPLY_CHARS
         ? { observed: 'SUPPORTED', note: 'a short reply ended before the interrupt', turn }
         : { observed: 'PARTIAL', note: 'the long reply finished despite the interrupt', turn };

@@ -1,6 +1,15 @@
 import { TapedeckError, UsageError } from '../../errors.js';
 import { reconcile, type Verdict } from '../../manifest/index.js';
-import { findProbe, observeSafely, type Pace, REPLAY_ORIGIN, type Suite, simulatorBasics, throughDoor } from '../../suite/index.js';
+import {
+  findProbe,
+  observeSafely,
+  type Pace,
+  REPLAY_ORIGIN,
+  type Suite,
+  simulatorBasics,
+  throughDoor,
+  turnCeiling,
+} from '../../suite/index.js';
 import { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
 import { FULL_SERVER_HARNESSES, findHarness, type HarnessProfile, recordableHarnessIds } from './harnesses.js';
 import { omnigentPeer } from './peer.js';
@@ -83,6 +92,12 @@ export function observeProbe(probe: Probe, driver: SessionDriver): Promise<{ obs
     const observation = await probe.run(driver, probe.declare(driver.harness).declared);
     // Cleaning up is not part of the verdict: a server that refuses deletion still gets its verdict.
     await driver.teardown().catch(() => {});
+    // What a timed-out turn left behind may still look right; a turn that never ended is not support.
+    if (observation.turn?.timedOut && observation.observed === 'SUPPORTED')
+      return {
+        observed: 'PARTIAL',
+        note: `${observation.note}, but the turn timed out: no session.status idle within ${driver.timings.turnMs / 1000} s`,
+      };
     return observation;
   });
 }
@@ -118,7 +133,11 @@ export const omnigentSuite: Suite<Probe> = {
       packs: harness.integrationMode === 'native-tui' ? NATIVE_TUI_PACKS : FULL_SERVER_PACKS,
       gate: 'basic_turn',
       declare: (probe) => probe.declare(harness),
-      observe: (probe, url) => observeProbe(probe, new SessionDriver(url, harness, TIMINGS[context.pace])),
+      observe: (probe, url) =>
+        observeProbe(
+          probe,
+          new SessionDriver(url, harness, { ...TIMINGS[context.pace], turnMs: turnCeiling(context, TIMINGS[context.pace].turnMs) }),
+        ),
     };
   },
   replay: async (recorded, door, pace = 'replay') => {

@@ -12,6 +12,7 @@ import {
   simulatorBasics,
   TURN_MS,
   throughDoor,
+  turnCeiling,
 } from '../../suite/index.js';
 import { opencodePeer } from './peer.js';
 import { OPENCODE_PROBES, type OpenCodeProbe } from './probes.js';
@@ -47,7 +48,7 @@ export const opencodeSuite: Suite<OpenCodeProbe> = {
     declare: () => ({ declared: 'SUPPORTED' }),
     observe: async (probe, url) => {
       const client = await clientFor(url, undefined, context.apiKey);
-      return observeSafely(() => probe.run(client, TURN_MS[context.pace]));
+      return observeSafely(() => probe.run(client, turnCeiling(context)));
     },
   }),
   replay: async (recorded, door, pace = 'replay') => {

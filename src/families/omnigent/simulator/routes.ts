@@ -193,7 +193,22 @@ export async function route(ctx: SimulatorContext, req: IncomingMessage, res: Se
   const url = new URL(req.url ?? '/', 'http://simulator');
   const parts = url.pathname.split('/').filter(Boolean);
   const method = req.method ?? 'GET';
-  const override = ctx.mutator.statusFor(routeTemplate(method, url.pathname));
+  const template = routeTemplate(method, url.pathname);
+  const override = ctx.mutator.statusFor(template);
+  const rewrite = ctx.mutator.bodyFor(template);
+  if (rewrite !== undefined) {
+    // The body changes after sendJson measured it: the length goes, so the response is chunked.
+    const writeHead = res.writeHead.bind(res) as (status: number, headers?: Record<string, string>) => ServerResponse;
+    const end = res.end.bind(res) as (chunk?: string) => ServerResponse;
+    res.writeHead = ((status: number, headers: Record<string, string> = {}) => {
+      const { 'content-length': _length, ...rest } = headers;
+      return writeHead(status, rest);
+    }) as typeof res.writeHead;
+    res.end = ((chunk?: string) => {
+      if (rewrite === null || typeof chunk !== 'string') return end();
+      return end(JSON.stringify(rewrite(JSON.parse(chunk))));
+    }) as typeof res.end;
+  }
   if (override !== undefined) {
     const writeHead = res.writeHead.bind(res) as (status: number, ...rest: unknown[]) => ServerResponse;
     res.writeHead = ((_status: number, ...rest: unknown[]) => writeHead(override, ...rest)) as typeof res.writeHead;

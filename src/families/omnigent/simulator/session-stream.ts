@@ -11,7 +11,7 @@ export type StreamPayload = Record<string, unknown>;
 export class SessionStream {
   private readonly subscribers = new Set<ServerResponse>();
 
-  constructor(private readonly mutator?: StreamMutator) {}
+  constructor(readonly mutator?: StreamMutator) {}
 
   get subscriberCount(): number {
     return this.subscribers.size;
@@ -35,7 +35,12 @@ export class SessionStream {
 
   /** Ends every subscription normally, with the bare `[DONE]` sentinel. */
   close(): void {
-    for (const res of this.subscribers) res.end(this.mutator?.dropsSentinel ? undefined : 'data: [DONE]\n\n');
+    for (const res of this.subscribers) {
+      const sentinel = this.mutator?.dropsSentinel ? undefined : 'data: [DONE]\n\n';
+      // A server that forgets to end the response after its sentinel: the client must hang up.
+      if (this.mutator?.keepsStreamsOpen) res.write(sentinel ?? '');
+      else res.end(sentinel);
+    }
     this.subscribers.clear();
   }
 }

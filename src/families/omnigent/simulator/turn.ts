@@ -66,6 +66,9 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
     usage: null,
   });
 
+  const script = scriptFor(prompt);
+  const mutator = session.stream.mutator;
+  if (mutator) mutator.turnKind = script.kind;
   publish('response.in_progress', { sequence_number: 1, response: response('in_progress') });
   await step();
   publish('response.completed', { sequence_number: 2, response: response('completed') });
@@ -83,7 +86,6 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
   publish('session.terminal.activity', { session_id: session.id, terminal_id: terminalId });
   await step();
 
-  const script = scriptFor(prompt);
   const assistant = (text: string) =>
     newItem(ids, 'message', responseId, { role: 'assistant', agent: model, content: [{ type: 'output_text', text }] });
 
@@ -117,6 +119,8 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
   }
 
   await step();
+  // A server whose turns never end: output, then nothing, until the client gives up.
+  if (mutator?.stallsTurns && !turn.interrupted) return;
   if (harness.reportsCost && !turn.interrupted) {
     session.lastTotalTokens = (session.lastTotalTokens ?? 0) + 1830;
     session.totalCostUsd = Math.round(((session.totalCostUsd ?? 0) + 0.0123) * 1e4) / 1e4;
