@@ -5,7 +5,7 @@ import { UsageError } from './errors.js';
 
 const CONFIG_NAME = 'tapedeck.config.json';
 /** The sections a config file may have; any other key is a typo that would silently leave the defaults in force. */
-export const CONFIG_SECTIONS = ['redact', 'drift'] as const;
+export const CONFIG_SECTIONS = ['redact', 'drift', 'match'] as const;
 
 /**
  * The config file a command uses: `file` when given, else the nearest
@@ -58,7 +58,7 @@ export async function readConfigSection(file: string | undefined, section: strin
   const unknown = Object.keys(parsed as object).filter((k) => k !== '$schema' && !(CONFIG_SECTIONS as readonly string[]).includes(k));
   if (unknown.length)
     throw new UsageError(
-      `config ${path}: unknown section ${JSON.stringify(unknown[0])}; the sections are ${CONFIG_SECTIONS.map((s) => `"${s}"`).join(' and ')}`,
+      `config ${path}: unknown section ${JSON.stringify(unknown[0])}; the sections are ${CONFIG_SECTIONS.map((s) => `"${s}"`).join(', ')}`,
     );
   const value = (parsed as Record<string, unknown>)[section];
   if (value !== undefined && !isObject(value))

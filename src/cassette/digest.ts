@@ -29,7 +29,7 @@ export function headerLine(digest: string): string {
 }
 
 /**
- * True when the text is exactly what tapedeck wrote after validating it: its
+ * True when the text is exactly what tapedeck wrote: its
  * first line carries the digest of the rest. Any edit breaks the match.
  */
 export function isUntouchedSinceWritten(text: string): boolean {

@@ -2,12 +2,14 @@ import { z } from 'zod';
 import { redactionConfigSchema } from '../cassette/index.js';
 import { CONFIG_SECTIONS } from '../config.js';
 import { driftConfigSchema } from '../drift/index.js';
+import { matchConfigSchema } from '../replayer/index.js';
 
 /** `tapedeck.config.json` as a whole: the sections the commands read, and nothing else. */
 const configFileSchema = z.strictObject({
   $schema: z.string().optional(),
   redact: redactionConfigSchema.optional(),
   drift: driftConfigSchema.optional(),
+  match: matchConfigSchema.optional(),
 });
 
 /** The config file as JSON Schema, for editors (`"$schema": "./node_modules/tapedeck/cassettes/config.schema.json"`). */

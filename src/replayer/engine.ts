@@ -16,8 +16,10 @@ import {
   restoreBody,
   type SseItem,
   type StreamEnd,
+  type WsSession,
 } from '../cassette/index.js';
 import { serializeSseFrame } from '../sse/index.js';
+import { abortableSleep } from './abortable-sleep.js';
 import { CassetteClock } from './cassette-clock.js';
 import { encodeStream } from './encode-stream.js';
 import { type NearMiss, UnmatchedRequestError } from './errors.js';
@@ -33,7 +35,7 @@ import {
 } from './match-request.js';
 import { type StreamCauses, streamCauses } from './stream-causes.js';
 import { parseTiming, type TimingMode } from './timing.js';
-import { WsReplaySession } from './ws-session.js';
+import { type WsCandidate, WsReplaySession, WsSessionChooser, type WsSessionLike } from './ws-session.js';
 
 export interface ReplayOptions extends MatchOptions {
   /** strict (default): an unmatched request is an error; lenient: logged and answered 404. */
@@ -102,7 +104,7 @@ export type ReplayAnswer =
       end: StreamEnd;
     }
   | { kind: 'failure'; entry: EntryInfo; status: 502; body: Buffer }
-  | { kind: 'websocket'; entry: EntryInfo; status: 101; session: WsReplaySession }
+  | { kind: 'websocket'; entry: EntryInfo; status: 101; session: WsSessionLike }
   | {
       kind: 'unmatched';
       error: UnmatchedRequestError;
@@ -142,21 +144,6 @@ function utf8(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** Waits `ms`, or rejects when `signal` aborts; the abort listener goes when the wait ends, so none pile up on a long stream. */
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (ms <= 0) return resolve();
-    const onAbort = () => {
-      clearTimeout(t);
-      reject(signal.reason);
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-
 /**
  * Answers requests from recorded cassettes, independent of any front door.
  * Matching is by content; among identical requests a state-changing one takes
@@ -166,6 +153,8 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export class ReplayEngine {
   private readonly groups = new Map<string, Entry[]>();
   private readonly cursors = new Map<string, number>();
+  /** Recorded WebSocket sessions a connection holds: each is replayed to one connection only. */
+  private readonly claimedSessions = new Set<Entry>();
   /** When this client first got each polled group's first answer (timed replay of polls in order). */
   private readonly pollStarts = new Map<string, number>();
   private readonly entries: Entry[] = [];
@@ -229,6 +218,10 @@ export class ReplayEngine {
     const shape = shapeOf(req, this.options, this.toPlaceholders);
     const key = shapeKey(shape);
     const group = this.groups.get(key);
+    if (upgrade && group?.[0]?.interaction.response?.websocket) {
+      const free = group.filter((e) => !this.claimedSessions.has(e));
+      if (free.length > 0) return this.websocketAnswer(free);
+    }
     const chosen = group && this.choose(key, group);
     if (!chosen) return this.unmatched(req, shape);
     const { entry, advances } = chosen;
@@ -361,15 +354,57 @@ export class ReplayEngine {
     return reachedAt + this.timing.factor * (recordedAt - anchoredAt) - now;
   }
 
+  /**
+   * A connection to a path with recorded sessions: it gets the one its first
+   * frame was recorded in, among those no other connection holds (several
+   * clients at once, or one after another as start then resume).
+   */
+  private websocketAnswer(free: Entry[]): ReplayAnswer {
+    const first = free[0] as Entry;
+    const candidates: WsCandidate[] = free.map((entry) => {
+      const replay = this.replaySession(entry);
+      return {
+        session: entry.interaction.response?.websocket as WsSession,
+        wouldAccept: (data, binary) => replay.accepts(data, binary),
+        claim: () => {
+          if (this.claimedSessions.has(entry)) return undefined;
+          this.claimedSessions.add(entry);
+          entry.served = true;
+          entry.clock.advance(entry.interaction.seq);
+          this.current = Math.max(this.current, entry.index);
+          return replay;
+        },
+      };
+    });
+    return {
+      kind: 'websocket',
+      entry: { cassette: first.name, seq: first.interaction.seq },
+      status: 101,
+      session: new WsSessionChooser(candidates),
+    };
+  }
+
+  private replaySession(entry: Entry): WsReplaySession {
+    const i = entry.interaction;
+    const toRecorded = (t: string) => this.toPlaceholders(this.redactor.request({ path: '/', headers: {}, body: t }).body);
+    return new WsReplaySession(
+      entry.name,
+      i.seq,
+      i.request.path,
+      i.response?.websocket as WsSession,
+      entry.clock,
+      toRecorded,
+      this.fromPlaceholders,
+      this.timing,
+      i.timing.start,
+    );
+  }
+
   private answer(entry: Entry, upgrade: boolean): ReplayAnswer {
     const i = entry.interaction;
     const info = { cassette: entry.name, seq: i.seq };
     const websocket = i.response?.websocket;
-    if (websocket && upgrade) {
-      const toRecorded = (t: string) => this.toPlaceholders(this.redactor.request({ path: '/', headers: {}, body: t }).body);
-      const session = new WsReplaySession(entry.name, i.seq, i.request.path, websocket, entry.clock, toRecorded, this.fromPlaceholders);
-      return { kind: 'websocket', entry: info, status: 101, session };
-    }
+    if (websocket && upgrade) return { kind: 'websocket', entry: info, status: 101, session: this.replaySession(entry) };
     if (websocket) {
       const message = 'this recording is a WebSocket session; connect with a WebSocket client (bench replay serves it)';
       const body = Buffer.from(JSON.stringify({ error: { code: 'tapedeck_websocket_only', message } }));
@@ -450,7 +485,7 @@ export class ReplayEngine {
       }
       if (gated) await entry.clock.waitReached(cause, signal, keys);
       const delay = gated ? untilDue(item, cause) : wait;
-      if (delay > 0) await sleep(delay, signal);
+      if (delay > 0) await abortableSleep(delay, signal);
       batch += this.encode(item);
     }
     if (batch) yield Buffer.from(batch);

@@ -29,8 +29,26 @@ export class UnmatchedRequestError extends TapedeckError {
       .join('; ');
     super(
       'unmatched_request',
-      `no recorded interaction matches ${method} ${path}. ${nearest.length ? `Nearest: ${near}.` : 'The cassettes hold no request at all.'} Record again, or list the field as ignorable (ignoreBodyPaths, ignoreQuery).`,
+      `no recorded interaction matches ${method} ${path}. ${nearest.length ? `Nearest: ${near}.` : 'The cassettes hold no request at all.'} ${remedy(nearest[0]?.differs[0]?.path)}`,
       { exitCode: 1 },
     );
   }
+}
+
+/**
+ * What to do about the nearest difference, naming only options that exist:
+ * a body field or a query parameter can be ignored, in the "match" section of
+ * tapedeck.config.json (bench replay, --config) or in the replay options.
+ */
+function remedy(path: string | undefined): string {
+  const where = '(the "match" section of tapedeck.config.json, or the replay options)';
+  if (path?.startsWith('body.')) {
+    const field = path.slice('body.'.length).replace(/\[(\d+)\]/g, '.$1');
+    return `Record again, or ignore that field: "ignoreBodyPaths": [${JSON.stringify(field)}] ${where}.`;
+  }
+  if (path?.startsWith('query.'))
+    return `Record again, or ignore that parameter: "ignoreQuery": [${JSON.stringify(path.slice('query.'.length))}] ${where}.`;
+  if (path?.startsWith('headers.'))
+    return `Record again, or stop matching that header: leave ${JSON.stringify(path.slice('headers.'.length))} out of "matchHeaders" ${where}.`;
+  return 'Record again.';
 }

@@ -63,7 +63,10 @@ export function cassetteHandlers(cassettes: readonly NamedCassette[], options: R
     const url = new URL(request.url);
     const body = new Uint8Array(await request.arrayBuffer());
     const headers = Object.fromEntries(request.headers.entries());
-    return toResponse(engine.handle({ method: request.method, path: `${url.pathname}${url.search}`, headers, body }));
+    const answer = engine.handle({ method: request.method, path: `${url.pathname}${url.search}`, headers, body });
+    // Realtime and scaled timing hold a plain answer as long as the recording took, as the other doors do.
+    if (answer.kind === 'response' && answer.delayMs > 0) await new Promise((r) => setTimeout(r, answer.delayMs));
+    return toResponse(answer);
   });
   const webSockets = cassettes.some((c) => c.cassette.interactions.some((i) => i.response?.websocket));
   return { handlers: webSockets ? [handler, cassetteWebSocketHandler(engine)] : [handler], engine, webSockets };

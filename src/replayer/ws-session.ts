@@ -1,7 +1,9 @@
 import { payloadFromWire, payloadOf, payloadToWire, type WsFrame, type WsPayload, type WsSession } from '../cassette/index.js';
+import { abortableSleep } from './abortable-sleep.js';
 import type { CassetteClock } from './cassette-clock.js';
 import { type NearMiss, UnmatchedRequestError } from './errors.js';
 import { firstDifference, stableKey } from './match-request.js';
+import type { TimingMode } from './timing.js';
 
 /** What the replay sends to the client next: a data frame, or the recorded close. */
 export type WsOutgoing = { data: Buffer | string; binary: boolean } | { close: { code: number; reason: string } };
@@ -38,10 +40,49 @@ export class WsReplaySession {
     private readonly toRecorded: (text: string) => string,
     /** Recorded text as this client expects it: folder placeholders restored. */
     private readonly toLive: (text: string) => string,
+    private readonly timing: TimingMode = { kind: 'instant' },
+    /** When the recorded handshake was made: frames that followed it alone keep their distance from it. */
+    private readonly recordedStart = 0,
   ) {}
+
+  /** When this connection was opened in replay. */
+  private openedAt = performance.now();
+
+  /** Marks the moment the connection was given this session: what followed the handshake alone is timed from it. */
+  opened(): void {
+    this.openedAt = performance.now();
+  }
+
+  /**
+   * How long a server frame must still wait, in realtime or scaled timing: its
+   * recorded distance from the client frame that caused it (or from the
+   * handshake), counted from when that frame (or this connection) came in replay.
+   */
+  private untilDue(frame: WsFrame): number {
+    if (this.timing.kind === 'instant') return 0;
+    const cause = frame.after > this.seq ? this.session.frames.find((f) => f.seq === frame.after) : undefined;
+    const anchorAt = cause ? (this.clock.reachedAt(frame.after) ?? performance.now()) : this.openedAt;
+    const recordedAnchor = cause ? cause.at : this.recordedStart;
+    return anchorAt + this.timing.factor * (frame.at - recordedAnchor) - performance.now();
+  }
 
   get end(): WsSession['end'] {
     return this.session.end;
+  }
+
+  /** Whether a live client frame matches a recorded client frame not yet seen (nothing is consumed). */
+  accepts(data: Buffer, binary: boolean): boolean {
+    return this.find(data, binary).hit !== undefined;
+  }
+
+  private find(data: Buffer, binary: boolean) {
+    const live = payloadFromWire(binary ? data : Buffer.from(this.toRecorded(data.toString('utf8'))), binary);
+    const want = stableKey(comparable(live));
+    const candidates = this.session.frames.flatMap((f, i) =>
+      f.from === 'client' && !this.consumed.has(i) && payloadOf(f) ? [[f, i] as const] : [],
+    );
+    const hit = candidates.find(([f]) => stableKey(comparable(payloadOf(f) as WsPayload)) === want);
+    return { live, candidates, hit };
   }
 
   /**
@@ -49,12 +90,7 @@ export class WsReplaySession {
    * client frame left matches it.
    */
   receive(data: Buffer, binary: boolean): UnmatchedRequestError | undefined {
-    const live = payloadFromWire(binary ? data : Buffer.from(this.toRecorded(data.toString('utf8'))), binary);
-    const want = stableKey(comparable(live));
-    const candidates = this.session.frames.flatMap((f, i) =>
-      f.from === 'client' && !this.consumed.has(i) && payloadOf(f) ? [[f, i] as const] : [],
-    );
-    const hit = candidates.find(([f]) => stableKey(comparable(payloadOf(f) as WsPayload)) === want);
+    const { live, candidates, hit } = this.find(data, binary);
     if (!hit) return this.unmatched(live, candidates);
     const [frame, index] = hit;
     this.consumed.add(index);
@@ -85,6 +121,8 @@ export class WsReplaySession {
     for (const frame of this.session.frames) {
       if (frame.from === 'client') continue;
       if (frame.after > this.seq && !this.clock.reached(frame.after)) await this.clock.waitReached(frame.after, signal);
+      const wait = this.untilDue(frame);
+      if (wait > 0) await abortableSleep(wait, signal);
       if (frame.close) {
         yield { close: frame.close };
         return;
@@ -101,4 +139,76 @@ export class WsReplaySession {
     const key = JSON.stringify(id);
     return id !== undefined && this.ids.has(key) ? { json: { ...p.json, id: this.ids.get(key) } } : p;
   }
+}
+
+/** What a door needs of a replayed WebSocket session. */
+export interface WsSessionLike {
+  readonly end: WsSession['end'];
+  receive(data: Buffer, binary: boolean): UnmatchedRequestError | undefined;
+  outgoing(signal: AbortSignal): AsyncGenerator<WsOutgoing>;
+}
+
+/** A recorded session a connection may be given, and how to claim it (once: a claimed session is no one else's). */
+export interface WsCandidate {
+  session: WsSession;
+  /** The session to replay, unless another connection claimed it meanwhile. */
+  claim(): WsReplaySession | undefined;
+  /** Whether a first frame is one this session was recorded with (nothing claimed). */
+  wouldAccept(data: Buffer, binary: boolean): boolean;
+}
+
+/**
+ * A connection not yet tied to a recorded session: several clients on one path
+ * (two at once, or start then resume) each get the session their own first
+ * frame was recorded in. A session whose server spoke first is claimed at
+ * once, in recorded order, since its first frame cannot wait for the client.
+ */
+export class WsSessionChooser implements WsSessionLike {
+  private bound: WsReplaySession | undefined;
+  private wake: (() => void) | undefined;
+  private readonly ready = new Promise<void>((resolve) => {
+    this.wake = resolve;
+  });
+
+  constructor(private readonly candidates: readonly WsCandidate[]) {
+    const first = candidates[0];
+    if (first && serverSpeaksFirst(first.session)) this.bind(first);
+  }
+
+  get end(): WsSession['end'] {
+    return this.bound ? this.bound.end : (this.candidates[0]?.session.end ?? 'server-closed');
+  }
+
+  private bind(c: WsCandidate): boolean {
+    const session = c.claim();
+    if (!session) return false;
+    session.opened();
+    this.bound = session;
+    this.wake?.();
+    return true;
+  }
+
+  receive(data: Buffer, binary: boolean): UnmatchedRequestError | undefined {
+    if (!this.bound) {
+      // The session this first frame was recorded in; failing that, the next in recorded order (which then reports the miss).
+      const fits = this.candidates.filter((c) => c.wouldAccept(data, binary));
+      if (!fits.some((c) => this.bind(c)) && !this.candidates.some((c) => this.bind(c)))
+        return new UnmatchedRequestError('WS', 'a connection whose recorded sessions were all taken by other connections', []);
+    }
+    return (this.bound as WsReplaySession).receive(data, binary);
+  }
+
+  async *outgoing(signal: AbortSignal): AsyncGenerator<WsOutgoing> {
+    if (!this.bound) {
+      const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await Promise.race([this.ready, aborted]);
+      if (!this.bound) return;
+    }
+    yield* (this.bound as WsReplaySession).outgoing(signal);
+  }
+}
+
+/** Whether the recorded server sent a frame before the client's first. */
+function serverSpeaksFirst(session: WsSession): boolean {
+  return session.frames[0]?.from === 'server';
 }

@@ -94,7 +94,7 @@ describe('bad input on the command line', () => {
       [{ redact: { patterns: ['a|'] } }, /redact\.patterns: "a\|" matches the empty string/],
       [{ redact: { patterns: ['(?:)'] } }, /redact\.patterns: "\(\?:\)" matches the empty string/],
       // A misspelt section would leave every rule at its default without a word.
-      [{ redcat: { headers: ['x-tenant-signature'] } }, /unknown section "redcat"; the sections are "redact" and "drift"/],
+      [{ redcat: { headers: ['x-tenant-signature'] } }, /unknown section "redcat"; the sections are "redact", "drift", "match"/],
       [{ redact: { header: ['x-tenant-signature'] } }, /redact\.: Unrecognized key: "header"/],
       [{ redact: { exempt: ['Authorization'] } }, /redact\.exempt: "Authorization" is always redacted and cannot be exempted/],
     ];

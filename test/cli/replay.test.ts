@@ -116,9 +116,12 @@ describe('bench replay serves everything it is given, and only what it can read'
 });
 
 describe('bench replay matches like the recorder redacted', () => {
-  it('reads the redact section of tapedeck.config.json (found from a subfolder, or --config), so a client sending the real value matches', async () => {
+  it('reads the redact and match sections of tapedeck.config.json (found from a subfolder, or --config): the real value, or another value of an ignored field, matches', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tapedeck-replay-config-'));
-    await writeFile(join(dir, 'tapedeck.config.json'), JSON.stringify({ redact: { jsonFields: ['session_code'] } }));
+    await writeFile(
+      join(dir, 'tapedeck.config.json'),
+      JSON.stringify({ redact: { jsonFields: ['session_code'] }, match: { ignoreBodyPaths: ['n'] } }),
+    );
     await mkdir(join(dir, 'sub'));
     await writeFile(join(dir, 'empty.json'), '{}');
     const origin = await startServer(async (req, res) => {
@@ -126,11 +129,11 @@ describe('bench replay matches like the recorder redacted', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"ok":true}');
     });
-    const post = (url: string) =>
+    const post = (url: string, n = 1) =>
       fetch(`${url}/join`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: '{"session_code":"ROOM-7788-XYZW","n":1}',
+        body: `{"session_code":"ROOM-7788-XYZW","n":${n}}`,
       });
     try {
       const proxy = await startBench(['proxy', '--target', origin.url, '--port', '0', '--cassette', 'c.yaml'], { cwd: join(dir, 'sub') });
@@ -143,13 +146,19 @@ describe('bench replay matches like the recorder redacted', () => {
       const replay = await startBench(['replay', 'c.yaml', '--quiet'], { cwd: join(dir, 'sub') });
       running.push(replay);
       expect((await post(replay.url)).status).toBe(200);
+      // The match section: a request that differs only in an ignored body field matches too.
+      expect((await post(replay.url, 2)).status).toBe(200);
       replay.child.kill('SIGTERM');
       expect(await replay.exit()).toBe(0);
 
       // Without the rule the live value stays and finds no recording: the config is what made it match.
       const bare = await startBench(['replay', 'c.yaml', '--quiet', '--config', join(dir, 'empty.json')], { cwd: join(dir, 'sub') });
       running.push(bare);
-      expect((await post(bare.url)).status).toBe(400);
+      const miss = await post(bare.url);
+      expect(miss.status).toBe(400);
+      // The hint names an option that exists, and where it goes.
+      const { error } = (await miss.json()) as { error: { message: string } };
+      expect(error.message).toContain('"ignoreBodyPaths": ["session_code"] (the "match" section of tapedeck.config.json');
       bare.child.kill('SIGTERM');
       expect(await bare.exit()).toBe(1);
     } finally {

@@ -55,4 +55,37 @@ describe('several WebSocket connections to one path', () => {
     expect([await converse(again, 'thread/start', {}), await converse(again, 'thread/resume', { thread: 'thread-1' })]).toEqual(live);
     expect(replay.engine.misses.map((m) => m.message)).toEqual([]);
   });
+
+  it('two clients at once each get the session their own first frame was recorded in, whatever order they connect in', async () => {
+    const server = await startServer(() => {});
+    const wss = new WebSocketServer({ server: server.server });
+    wss.on('connection', (ws) =>
+      ws.on('message', (m) => {
+        const { id, params } = JSON.parse(String(m)) as { id: number; params: { name: string } };
+        // Answers differ per client, and come after a pause: the two sessions overlap on the timeline.
+        setTimeout(() => {
+          ws.send(JSON.stringify({ id, result: { thread: `thread-of-${params.name}` } }));
+          ws.send(JSON.stringify({ method: 'turn/completed', params: { name: params.name } }));
+        }, 30);
+      }),
+    );
+    cleanups.push(() => server.close());
+    const proxy = await startRecordingProxy({ target: server.url });
+    const url = `${proxy.url.replace('http', 'ws')}/rpc`;
+    const live = await Promise.all([converse(url, 'thread/start', { name: 'alpha' }), converse(url, 'thread/start', { name: 'beta' })]);
+    const cassette = parseCassette(serializeCassette(await proxy.close()));
+    expect(cassette.interactions.filter((i) => i.response?.websocket)).toHaveLength(2);
+
+    const replay = await startReplayServer([{ name: 'two-at-once.yaml', cassette }]);
+    cleanups.push(() => replay.close());
+    const again = `${replay.url.replace('http', 'ws')}/rpc`;
+    // beta first this time, both at once.
+    const [beta, alpha] = await Promise.all([
+      converse(again, 'thread/start', { name: 'beta' }),
+      converse(again, 'thread/start', { name: 'alpha' }),
+    ]);
+    expect([alpha, beta]).toEqual(live);
+    expect(replay.engine.misses.map((m) => m.message)).toEqual([]);
+    expect(replay.engine.unused()).toEqual([]);
+  });
 });

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { loadRedactionConfig } from '../../config.js';
+import { findConfigFile, loadRedactionConfig, readConfigSection } from '../../config.js';
 import { UsageError } from '../../errors.js';
-import { loadCassetteSet, startReplayServer } from '../../replayer/index.js';
+import { loadCassetteSet, type MatchConfig, matchConfigSchema, startReplayServer } from '../../replayer/index.js';
 import { type ReplayCheckRow, replayCheck } from '../../suites/index.js';
 import { parseByteCount, parseMissStatus, parsePort } from '../options.js';
 import { runCommand } from '../run-command.js';
@@ -18,6 +18,15 @@ interface ReplayFlags {
   quiet?: boolean;
   onMiss?: number;
   config?: string;
+}
+
+/** The `match` section of the config (the library's matching options), checked; none when absent. */
+async function loadMatchConfig(file: string | undefined): Promise<MatchConfig> {
+  const result = matchConfigSchema.safeParse((await readConfigSection(file, 'match')) ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const where = (await findConfigFile(file)) ?? 'tapedeck.config.json';
+  throw new UsageError(`config ${where} match.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
 }
 
 export function registerReplay(program: Command): void {
@@ -48,7 +57,7 @@ export function registerReplay(program: Command): void {
     .option('--quiet', 'no log line per request')
     .option(
       '--config <file>',
-      'JSON config whose "redact" section the cassettes were recorded with: live requests are redacted the same way before matching (default tapedeck.config.json if present)',
+      'JSON config: its "redact" section (what the cassettes were recorded with: live requests are redacted the same way before matching) and its "match" section (ignoreBodyPaths, ignoreQuery, matchHeaders); default tapedeck.config.json if present',
     )
     .addHelpText(
       'after',
@@ -71,10 +80,12 @@ Example:
         if (paths.length === 0)
           throw new UsageError('name the cassettes to serve: bench replay FILE|FOLDER..., or --cassette FILE|FOLDER (repeatable)');
         const redact = await loadRedactionConfig(flags.config);
+        const match = await loadMatchConfig(flags.config);
         const set = [];
         for (const path of paths) set.push(...(await loadCassetteSet(path)));
         const server = await startReplayServer(set, {
           redact,
+          ...match,
           port: flags.port,
           host: flags.host,
           timing: flags.timing,
