@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import '../../src/replayer/vitest.js';
+import '../../src/vitest/index.js';
 
 // The reference's sample traces (hermes-gateway-api.md, Sample traces), with full payloads.
 const RUN = 'run_0123456789abcdef0123456789abcdef';

@@ -13,7 +13,7 @@ import {
   type VerifyReport,
   verifyCassette,
 } from '../../src/contracts/index.js';
-import '../../src/replayer/vitest.js';
+import '../../src/vitest/index.js';
 
 /** An event that a selector matches: `type` or `type[path=value]`. */
 function eventFor(selector: string, extra: Record<string, unknown> = {}): CheckedEvent {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findHarness } from '../../src/families/omnigent/harnesses.js';
 import { markerFor, PROBES, REPLAY_TIMINGS, SessionDriver } from '../../src/families/omnigent/index.js';
-import { useCassette } from '../../src/replayer/vitest.js';
+import { useCassette } from '../../src/vitest/index.js';
 
 // A user's test file: the cassette is served through MSW to the global fetch.
 const replay = useCassette(join(import.meta.dirname, '..', '..', 'cassettes', 'codex-native', 'basic_turn.yaml'));

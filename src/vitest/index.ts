@@ -1,0 +1,169 @@
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { bypass, http, passthrough } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { type Cassette, writeCassetteAtomic } from '../cassette/index.js';
+import { type MatcherEvents, toSatisfyContract } from '../contracts/matcher.js';
+import type { Pack } from '../contracts/pack.js';
+import { UsageError } from '../errors.js';
+import { type RecordingProxy, startRecordingProxy } from '../recorder/index.js';
+import { cassetteHandlers, loadCassetteSet, type ReplayEngine, type ReplayOptions } from '../replayer/index.js';
+import { canInterceptWebSockets, noGlobalWebSocket } from '../replayer/msw-ws-door.js';
+
+/**
+ * How a test gets its traffic, as VCR and Polly name it: `replay` (the
+ * default) serves the cassette; `record` always records through the real
+ * server, replacing the cassette; `once` records when the cassette is missing
+ * and replays it afterwards; `passthrough` lets requests reach the real server
+ * unrecorded. With `CI=true` only replay is allowed: a missing cassette fails
+ * with a one-line reason instead of recording on a CI machine.
+ */
+export type RecordMode = 'replay' | 'record' | 'once' | 'passthrough';
+
+export interface UseCassetteOptions extends ReplayOptions {
+  /** Fail the suite when recorded interactions were never asked for (default: true in strict mode). */
+  failOnUnused?: boolean;
+  /** replay (default), record, once or passthrough. */
+  record?: RecordMode;
+  /** A fresh engine (and, recording, a fresh cassette) for every test instead of one for the file or describe block. */
+  perTest?: boolean;
+}
+
+/** Thrown when a recording is asked for where only replay is allowed. */
+export class ReplayOnlyError extends UsageError {}
+
+/** A relative path is the test file's neighbour, not the working folder's. */
+function resolveFromTestFile(source: string): string {
+  if (isAbsolute(source)) return source;
+  const testPath = expect.getState().testPath;
+  return testPath ? resolve(dirname(testPath), source) : resolve(source);
+}
+
+/**
+ * Records through MSW: each request goes, unintercepted, through an in-process
+ * recording proxy to the server it was meant for, and its answer (streams as
+ * they come) goes back to the test; the cassette is saved when the scope ends.
+ */
+function recorderHandlers(file: string) {
+  let proxy: RecordingProxy | undefined;
+  let origin: string | undefined;
+  const handler = http.all('*', async ({ request }) => {
+    const url = new URL(request.url);
+    if (!proxy) {
+      origin = url.origin;
+      proxy = await startRecordingProxy({ target: origin });
+    }
+    if (url.origin !== origin)
+      throw new UsageError(`useCassette records one server per cassette: ${file} records ${origin}, not ${url.origin}`);
+    const body = request.method === 'GET' || request.method === 'HEAD' ? null : await request.arrayBuffer();
+    const upstream = new Request(`${proxy.url}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body });
+    const live = await fetch(bypass(upstream));
+    // fetch decoded the body: the coding and length no longer describe what goes back.
+    const headers = new Headers(live.headers);
+    headers.delete('content-encoding');
+    headers.delete('content-length');
+    return new Response(live.body, { status: live.status, statusText: live.statusText, headers });
+  });
+  return {
+    handler,
+    async save(): Promise<Cassette | undefined> {
+      if (!proxy) return undefined;
+      const cassette = await proxy.close();
+      proxy = undefined;
+      await writeCassetteAtomic(file, cassette);
+      return cassette;
+    },
+  };
+}
+
+/**
+ * Serves a cassette (file, folder, or object) through MSW for the current
+ * vitest scope (the file, or the `describe` it is called in; each test with
+ * `perTest`), checked for misses and unused interactions when the scope ends.
+ * A relative path is resolved from the test file. With `record`, traffic goes
+ * to the real server and is recorded (see RecordMode).
+ */
+export function useCassette(source: string | Cassette, options: UseCassetteOptions = {}): { readonly engine: ReplayEngine } {
+  const handle: { engine?: ReplayEngine } = {};
+  let server: ReturnType<typeof setupServer> | undefined;
+  let recorder: ReturnType<typeof recorderHandlers> | undefined;
+  const mode = options.record ?? 'replay';
+
+  const setUp = async () => {
+    const file = typeof source === 'string' ? resolveFromTestFile(source) : undefined;
+    const recording = mode === 'record' || (mode === 'once' && file !== undefined && !existsSync(file));
+    if ((recording || mode === 'passthrough') && process.env.CI === 'true')
+      throw new ReplayOnlyError(
+        mode === 'passthrough'
+          ? "CI=true replays only: record: 'passthrough' would reach the real server; replay a committed cassette instead"
+          : `CI=true replays only, and ${file ?? 'the cassette'} ${mode === 'once' ? 'is missing' : 'would be recorded again'}: record it where the server runs (record: 'once') and commit it`,
+      );
+    if (mode === 'passthrough') {
+      server = setupServer(http.all('*', () => passthrough()));
+      server.listen({ onUnhandledRequest: 'bypass' });
+      return;
+    }
+    if (recording) {
+      if (!file) throw new UsageError(`useCassette record: '${mode}' needs a cassette file path to write, not a cassette object`);
+      recorder = recorderHandlers(file);
+      server = setupServer(recorder.handler);
+      server.listen({ onUnhandledRequest: 'bypass' });
+      return;
+    }
+    const set = typeof source === 'string' ? await loadCassetteSet(file as string) : [{ name: 'cassette', cassette: source }];
+    const { handlers, engine, webSockets } = cassetteHandlers(set, options);
+    if (webSockets && !canInterceptWebSockets()) throw noGlobalWebSocket();
+    handle.engine = engine;
+    server = setupServer(...handlers);
+    server.listen({ onUnhandledRequest: options.mode === 'lenient' ? 'warn' : 'error' });
+  };
+
+  const tearDown = async () => {
+    server?.close();
+    server = undefined;
+    if (recorder) {
+      await recorder.save();
+      recorder = undefined;
+      return;
+    }
+    const engine = handle.engine;
+    if (!engine) return;
+    const miss = engine.misses[0];
+    if (miss && engine.mode === 'strict') throw miss;
+    const unused = engine.unused();
+    if (unused.length > 0 && (options.failOnUnused ?? engine.mode === 'strict')) {
+      throw new Error(
+        `tapedeck: ${unused.length} recorded interactions were never requested: ${unused.map((u) => `${u.cassette} #${u.seq}`).join(', ')}`,
+      );
+    }
+  };
+
+  if (options.perTest) {
+    beforeEach(setUp);
+    afterEach(tearDown);
+  } else {
+    beforeAll(setUp);
+    afterAll(tearDown);
+  }
+  return {
+    get engine() {
+      if (!handle.engine) throw new Error('useCassette: the engine exists once the scope has started, and only when replaying');
+      return handle.engine;
+    },
+  };
+}
+
+expect.extend({
+  toSatisfyContract(received: MatcherEvents, pack: Pack | string) {
+    return toSatisfyContract(received, pack);
+  },
+});
+
+declare module 'vitest' {
+  // biome-ignore lint/suspicious/noExplicitAny: the declaration must repeat vitest's own type parameter exactly.
+  interface Matchers<T = any> {
+    /** The events satisfy every rule and payload schema of the pack (a built-in name or a Pack). */
+    toSatisfyContract(pack: Pack | string): T;
+  }
+}
