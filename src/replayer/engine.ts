@@ -489,6 +489,13 @@ export class ReplayEngine {
       batch += this.encode(item);
     }
     if (batch) yield Buffer.from(batch);
+    // Timed, the server's end (a close or a break) keeps its recorded distance too; a client-closed stream stays open anyway.
+    const stream = entry.interaction.response?.stream;
+    const end = entry.interaction.timing.end;
+    if (this.timing.kind !== 'instant' && stream && stream.end !== 'client-closed' && end !== undefined) {
+      const wait = servedAt + this.timing.factor * (end - ownStart) - performance.now();
+      if (wait > 0) await abortableSleep(wait, signal);
+    }
   }
 
   private encode(item: SseItem): string {

@@ -39,7 +39,11 @@ function toResponse(answer: HttpAnswer): Response {
         return; // cancelled by the client
       }
       if (answer.end === 'server-closed') stream.close();
-      else if (answer.end === 'broken') stream.error(new TypeError('terminated'));
+      else if (answer.end === 'broken') {
+        // Erroring discards what is still queued: the break a turn of the loop after the last bytes, as off a socket.
+        await new Promise((r) => setTimeout(r, 1));
+        stream.error(new TypeError('terminated'));
+      }
       // A stream the client closed when recording stays open until this client cancels.
     },
     cancel() {

@@ -126,7 +126,11 @@ export class CassetteDispatcher extends Dispatcher {
     if (!signal) throw new Error('a stream needs an abort signal');
     h.onHeaders?.(answer.status, flatHeaders(answer.headers), resume, '');
     for await (const chunk of answer.frames(signal)) h.onData?.(chunk);
-    if (answer.end === 'broken') throw new errors.SocketError('other side closed');
+    // As for a plain answer: the break after the bytes were read, not in the same tick (which loses them).
+    if (answer.end === 'broken') {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      throw new errors.SocketError('other side closed');
+    }
     if (answer.end === 'server-closed') return h.onComplete?.([]);
     await new Promise((resolve) => signal.addEventListener('abort', resolve));
   }
