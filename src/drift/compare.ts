@@ -101,8 +101,8 @@ const VOCABULARY_NAME =
 
 /**
  * A closed vocabulary: short token-like values (no ids, text or times) under a
- * name that says so (`status`, `type`, `role`, `finish_reason`), or under any
- * name when the baseline shows a few distinct values repeating.
+ * name that says so (`status`, `type`, `role`, `finish_reason`). Names decide,
+ * not repetition: a session's random slug repeats on every update of it.
  */
 function closedVocabulary(path: string, v: { values: Map<string, number>; open: boolean }): boolean {
   if (v.open || v.values.size === 0 || v.values.size > 8) return false;
@@ -112,7 +112,8 @@ function closedVocabulary(path: string, v: { values: Map<string, number>; open: 
     total += n;
   }
   const name = path.slice(path.lastIndexOf('.') + 1).replace(/\[\]$/, '');
-  return VOCABULARY_NAME.test(name) || (v.values.size >= 2 && total > v.values.size);
+  // Repetition alone is no sign of a vocabulary: one session's random slug repeats on every update of it.
+  return VOCABULARY_NAME.test(name) && total > 0;
 }
 
 function compareValues(scope: string, subject: string, base: Values, cand: Values, out: Finding[]): void {
@@ -179,6 +180,8 @@ export interface Noise {
   sometimes: readonly string[];
   /** Event types besides deltas whose repeats in a row are free (streamed chunks). */
   runs?: readonly string[];
+  /** Per probe, event types whose count and place in its turns are the server's race. */
+  unplaced?: Readonly<Record<string, readonly string[]>> | undefined;
 }
 
 /**
@@ -214,6 +217,7 @@ function compareSequences(
   base: Profile,
   cand: Profile,
   noise: SequenceNoise,
+  unplaced: Readonly<Record<string, readonly string[]>>,
   vocabulary: Set<string>,
   out: Finding[],
 ): void {
@@ -235,11 +239,13 @@ function compareSequences(
         subject: probeName(probe),
         message: `${baseTurns.length} turns -> ${candTurns.length}`,
       }));
+    const loose = unplaced[probeName(probe)] ?? [];
+    const here: SequenceNoise = loose.length ? { ...noise, sometimes: new Set([...noise.sometimes, ...loose]) } : noise;
     baseTurns.forEach((baseTurn, k) => {
       const candTurn = candTurns[k];
       if (!candTurn) return;
-      const b = canonicalTurn(baseTurn, noise);
-      const c = canonicalTurn(candTurn, noise);
+      const b = canonicalTurn(baseTurn, here);
+      const c = canonicalTurn(candTurn, here);
       const excerpt = [`- ${foldRuns(b)}`, `+ ${foldRuns(c)}`];
       for (const e of diffTurns(b, c)) {
         // A type that came or went altogether is a vocabulary finding already.
@@ -353,29 +359,24 @@ export function compareProfiles(scope: string, base: Profile, cand: Profile, noi
     unordered: new Set(noise.unordered.flatMap(([a, b]) => [`${a}\u0000${b}`, `${b}\u0000${a}`])),
     sometimes,
   };
-  compareSequences(scope, base, cand, sequenceNoise, new Set([...gone, ...appeared]), out);
+  compareSequences(scope, base, cand, sequenceNoise, noise.unplaced ?? {}, new Set([...gone, ...appeared]), out);
 
-  for (const [t, shape] of base.eventShapes) {
-    const c = cand.eventShapes.get(t);
-    if (!c) continue;
-    compareShapes(scope, t, shape, c, out);
-    const bp = base.eventPresence.get(t);
-    const cp = cand.eventPresence.get(t);
-    if (bp && cp) comparePresence(scope, t, bp, cp, out);
-    const bv = base.eventValues.get(t);
-    const cv = cand.eventValues.get(t);
-    if (bv && cv) compareValues(scope, t, bv, cv, out);
-  }
-  for (const [r, shape] of base.routeShapes) {
-    const c = cand.routeShapes.get(r);
-    if (!c) continue;
-    compareShapes(scope, r, shape, c, out);
-    const bp = base.routePresence.get(r);
-    const cp = cand.routePresence.get(r);
-    if (bp && cp) comparePresence(scope, r, bp, cp, out);
-    const bv = base.routeValues.get(r);
-    const cv = cand.routeValues.get(r);
-    if (bv && cv) compareValues(scope, r, bv, cv, out);
+  // Event payloads and route bodies alike: merged shapes, presence per occurrence, closed values.
+  for (const [shapes, presence, values] of [
+    ['eventShapes', 'eventPresence', 'eventValues'],
+    ['routeShapes', 'routePresence', 'routeValues'],
+  ] as const) {
+    for (const [subject, shape] of base[shapes]) {
+      const c = cand[shapes].get(subject);
+      if (!c) continue;
+      compareShapes(scope, subject, shape, c, out);
+      const bp = base[presence].get(subject);
+      const cp = cand[presence].get(subject);
+      if (bp && cp) comparePresence(scope, subject, bp, cp, out);
+      const bv = base[values].get(subject);
+      const cv = cand[values].get(subject);
+      if (bv && cv) compareValues(scope, subject, bv, cv, out);
+    }
   }
   for (const [r, b] of base.routes) {
     const c = cand.routes.get(r);

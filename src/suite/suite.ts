@@ -151,6 +151,8 @@ export interface DriftNoise {
   unordered: readonly (readonly [string, string])[];
   /** Event types the server sends in some runs and not in others. */
   sometimes: readonly string[];
+  /** Per probe, event types whose count and place in its turns are the server's race (drift's sequence check leaves them out there). */
+  unplaced?: Readonly<Record<string, readonly string[]>> | undefined;
 }
 
 /** Options every suite recording takes. */
