@@ -2,6 +2,7 @@ import { cp, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { loadManifest } from '../manifest/index.js';
 import type { DriftNoise, Pace } from '../suite/index.js';
 import { recordTarget, suiteForTarget, suiteOfManifest, TARGETS } from '../suites/index.js';
@@ -149,6 +150,11 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
         candDir = folders.length === 1 && baseDir === options.baseline ? cand : join(cand, scope);
         if (!(await isDir(candDir)))
           throw new UsageError(`--candidate: ${candDir} does not exist; it needs the same layout as the baseline`);
+        // An empty folder would read as a server that lost everything.
+        if ((await listFiles(candDir, isCassetteFile)).length === 0)
+          throw new UsageError(
+            `--candidate: ${candDir} holds no cassette; record into it first (bench record --out), or name the folder that has them`,
+          );
       }
       const noise = await noiseOf(baseDir);
       const cand = await profileFolder(candDir, options.config);

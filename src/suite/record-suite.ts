@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../errors.js';
@@ -66,6 +67,9 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
   } else if (options.variant !== undefined)
     throw new UsageError(`--harness names an omnigent harness; the ${suite.target} target records its own probes without one`);
   const selected = selectNamed(suite.probes, options.probes, suite.target);
+  // A file where the folder should be would only fail once the first probe saves.
+  const out = await stat(options.outDir).catch(() => undefined);
+  if (out && !out.isDirectory()) throw new UsageError(`--out ${options.outDir} is a file; give a folder (it is created when missing)`);
   if (options.server) await suite.checkServer?.(options.server);
   const seed = options.simulator?.seed ?? 1;
   const simulator = options.server ? undefined : await suite.simulator.start({ ...options.simulator, seed });

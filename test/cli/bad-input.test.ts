@@ -1,8 +1,9 @@
-import { chmod, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runBench } from '../helpers/cli.js';
+import { startServer } from '../helpers/servers.js';
 
 /** Every user mistake: one line on stderr naming it, exit 2, and no stack trace. */
 function expectOneLine(r: { code: number | null; stderr: string; stdout: string }, message: RegExp) {
@@ -11,6 +12,36 @@ function expectOneLine(r: { code: number | null; stderr: string; stdout: string 
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
   expect(r.stderr).not.toMatch(/\n\s+at /);
 }
+
+describe('mistakes found before any probe runs', () => {
+  it('a --server that is not omnigent, an --out that is a file, a --candidate with no cassette: one line each, nothing written', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-early-'));
+    const other = await startServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('no such route');
+    });
+    try {
+      const out = join(dir, 'out');
+      const started = performance.now();
+      const wrong = await runBench(['record', '--harness', 'kiro-native', '--server', other.url, '--out', out]);
+      expectOneLine(wrong, /answered GET \/health with 404: it is not an omnigent server/);
+      // Said at once, not after eight probes' timeouts.
+      expect(performance.now() - started).toBeLessThan(15_000);
+      expect(await readdir(dir)).toEqual([]);
+      const file = join(dir, 'a-file');
+      await writeFile(file, 'x');
+      expectOneLine(await runBench(['record', '--harness', 'kiro-native', '--out', file]), /--out .*a-file is a file; give a folder/);
+      await mkdir(join(dir, 'empty'));
+      expectOneLine(
+        await runBench(['drift', '--baseline', 'cassettes/kiro-native', '--candidate', join(dir, 'empty')]),
+        /--candidate: .*empty holds no cassette/,
+      );
+    } finally {
+      await other.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('bad input on the command line', () => {
   it('an unknown flag', async () => {

@@ -70,9 +70,11 @@ async function checkReachable(server: string): Promise<void> {
   } catch {
     throw new UsageError(`--server ${JSON.stringify(server)} is not a URL; give one like http://127.0.0.1:6767`);
   }
+  let status: number;
   try {
     const res = await fetch(new URL('/health', server), { signal: AbortSignal.timeout(5000) });
     await res.arrayBuffer();
+    status = res.status;
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
     throw new TapedeckError(
@@ -80,6 +82,11 @@ async function checkReachable(server: string): Promise<void> {
       `cannot reach ${server} (${cause}); is the server running? Omit --server to record the embedded simulator`,
     );
   }
+  // Every omnigent server answers /health: anything else would only be found out probe by probe, each SKIPPED after its timeouts.
+  if (status !== 200)
+    throw new UsageError(
+      `${server} answered GET /health with ${status}: it is not an omnigent server; give the session API's URL, or --target for another family`,
+    );
 }
 
 /**
