@@ -115,7 +115,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   }
 
   function collectFindings(found: Map<string, string>, text: string): void {
-    if (text.length < 6 || rules.quiet(text)) return;
+    if (text.length < 6) return;
     for (const f of rules.find(text)) collect(found, f.kind, f.value);
   }
 
@@ -193,7 +193,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   function scrub(text: string, secrets: [string, string][]): string {
     let out = text;
     for (const [value, name] of secrets) if (out.includes(value)) out = out.split(value).join(redactionPlaceholder(name));
-    if (out.length < 6 || rules.quiet(out)) return out;
+    if (out.length < 6) return out;
     const findings = rules.find(out);
     for (let k = findings.length - 1; k >= 0; k--) {
       const f = findings[k] as SecretFinding;
@@ -360,7 +360,6 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       return [...all].map(([value, kind]) => ({ value, kind }));
     },
     findShapes(text) {
-      if (rules.quiet(text)) return [];
       return rules.find(text).map(({ value, kind }) => ({ value, kind }));
     },
     cassette(c) {

@@ -207,8 +207,6 @@ const PLACEHOLDER_INSIDE = /<redacted:[a-z0-9_.-]+>/;
 export interface SecretRuleSet {
   /** Every secret in the text, left to right, overlapping findings merged into the widest. */
   find(text: string): SecretFinding[];
-  /** True when no rule's keyword occurs: most strings, answered fast. */
-  quiet(text: string): boolean;
   /** Rules in the set, and gitleaks rules left out because their pattern could not be translated. */
   readonly size: number;
   readonly skipped: readonly string[];
@@ -278,11 +276,6 @@ export function secretRules(patterns: readonly string[] = []): SecretRuleSet {
   return {
     size: rules.length,
     skipped,
-    quiet(text) {
-      if (always.length) return false;
-      anyKeyword.lastIndex = 0;
-      return !anyKeyword.test(text.toLowerCase());
-    },
     find(text) {
       const found: SecretFinding[] = [];
       for (const r of candidates(text)) findWith(r, text, found);
