@@ -35,7 +35,7 @@ import {
 } from './match-request.js';
 import { type StreamCauses, streamCauses } from './stream-causes.js';
 import { parseTiming, type TimingMode } from './timing.js';
-import { type WsCandidate, WsReplaySession, WsSessionChooser, type WsSessionLike } from './ws-session.js';
+import { WsReplaySession, type WsSessionLike, WsSessionPool } from './ws-session.js';
 
 export interface ReplayOptions extends MatchOptions {
   /** strict (default): an unmatched request is an error; lenient: logged and answered 404. */
@@ -154,7 +154,8 @@ export class ReplayEngine {
   private readonly groups = new Map<string, Entry[]>();
   private readonly cursors = new Map<string, number>();
   /** Recorded WebSocket sessions a connection holds: each is replayed to one connection only. */
-  private readonly claimedSessions = new Set<Entry>();
+  /** Per path with recorded WebSocket sessions, which connection holds which session. */
+  private readonly pools = new Map<string, WsSessionPool>();
   /** When this client first got each polled group's first answer (timed replay of polls in order). */
   private readonly pollStarts = new Map<string, number>();
   private readonly entries: Entry[] = [];
@@ -219,8 +220,8 @@ export class ReplayEngine {
     const key = shapeKey(shape);
     const group = this.groups.get(key);
     if (upgrade && group?.[0]?.interaction.response?.websocket) {
-      const free = group.filter((e) => !this.claimedSessions.has(e));
-      if (free.length > 0) return this.websocketAnswer(free);
+      const answer = this.websocketAnswer(key, group);
+      if (answer) return answer;
     }
     const chosen = group && this.choose(key, group);
     if (!chosen) return this.unmatched(req, shape);
@@ -355,33 +356,30 @@ export class ReplayEngine {
   }
 
   /**
-   * A connection to a path with recorded sessions: it gets the one its first
-   * frame was recorded in, among those no other connection holds (several
-   * clients at once, or one after another as start then resume).
+   * A connection to a path with recorded sessions: its path's pool gives it
+   * the one its own frames were recorded in, among those no other connection
+   * holds (several clients at once, or one after another as start then resume).
    */
-  private websocketAnswer(free: Entry[]): ReplayAnswer {
-    const first = free[0] as Entry;
-    const candidates: WsCandidate[] = free.map((entry) => {
-      const replay = this.replaySession(entry);
-      return {
-        session: entry.interaction.response?.websocket as WsSession,
-        wouldAccept: (data, binary) => replay.accepts(data, binary),
-        claim: () => {
-          if (this.claimedSessions.has(entry)) return undefined;
-          this.claimedSessions.add(entry);
-          entry.served = true;
-          entry.clock.advance(entry.interaction.seq);
-          this.current = Math.max(this.current, entry.index);
-          return replay;
-        },
-      };
-    });
-    return {
-      kind: 'websocket',
-      entry: { cassette: first.name, seq: first.interaction.seq },
-      status: 101,
-      session: new WsSessionChooser(candidates),
-    };
+  private websocketAnswer(key: string, group: Entry[]): ReplayAnswer | undefined {
+    let pool = this.pools.get(key);
+    if (!pool) {
+      pool = new WsSessionPool(
+        group.map((entry) => ({
+          session: entry.interaction.response?.websocket as WsSession,
+          replay: () => this.replaySession(entry),
+          held: (taken) => {
+            entry.served = taken;
+            if (!taken) return;
+            entry.clock.advance(entry.interaction.seq);
+            this.current = Math.max(this.current, entry.index);
+          },
+        })),
+      );
+      this.pools.set(key, pool);
+    }
+    if (!pool.hasFree) return undefined;
+    const first = group[0] as Entry;
+    return { kind: 'websocket', entry: { cassette: first.name, seq: first.interaction.seq }, status: 101, session: pool.connect() };
   }
 
   private replaySession(entry: Entry): WsReplaySession {

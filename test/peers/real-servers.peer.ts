@@ -81,7 +81,9 @@ describe.each([['opencode' as const], ['codex' as const]])('the real %s server',
       failOn: 'info',
       onProgress: (l) => lines.push(l),
     });
-    expect(lines[0]).toMatch(new RegExp(`^re-recording ${folder} against the real ${kind} \\(.+\\): \\d+ probes, a turn waits at most \\d+\\.\\d s$`));
+    expect(lines[0]).toMatch(
+      new RegExp(`^re-recording ${folder} against the real ${kind} \\(.+\\): \\d+ probes, a turn waits at most \\d+\\.\\d s$`),
+    );
     // One progress line per probe, each SUPPORTED, none timed out.
     expect(lines.slice(1).every((l) => / SUPPORTED in \d+\.\d s; \d+ left, about \d+ s$/.test(l))).toBe(true);
     expect(report.findings.map((f) => `${f.severity} ${f.subject}: ${f.message}`)).toEqual([]);

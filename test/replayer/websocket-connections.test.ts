@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { parseCassette, serializeCassette } from '../../src/cassette/index.js';
@@ -87,5 +90,102 @@ describe('several WebSocket connections to one path', () => {
     expect([alpha, beta]).toEqual(live);
     expect(replay.engine.misses.map((m) => m.message)).toEqual([]);
     expect(replay.engine.unused()).toEqual([]);
+  });
+
+  /**
+   * A client in the way of `codex exec --remote`: it opens with the same
+   * `initialize` as every other, is handed a thread id it echoes back, and
+   * only then says what it wants.
+   */
+  async function alike(url: string, text: string, pauseMs: number): Promise<{ thread: string; echo: string }> {
+    await sleep(pauseMs);
+    const ws = new WebSocket(url);
+    await once(ws, 'open');
+    const inbox: Record<string, unknown>[] = [];
+    const waiters: (() => void)[] = [];
+    let closed = '';
+    ws.on('message', (m) => {
+      inbox.push(JSON.parse(String(m)));
+      for (const w of waiters.splice(0)) w();
+    });
+    ws.on('close', (code, reason) => {
+      closed = `closed ${code} ${reason}`;
+      for (const w of waiters.splice(0)) w();
+    });
+    const next = async (match: (m: Record<string, unknown>) => boolean) => {
+      for (;;) {
+        const hit = inbox.find(match);
+        if (hit) return hit;
+        if (closed) throw new Error(`${text}: ${closed} after ${JSON.stringify(inbox)}`);
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    };
+    ws.send(JSON.stringify({ id: 'initialize', method: 'initialize', params: { clientInfo: { name: 'exec' } } }));
+    await next((m) => m.id === 'initialize');
+    ws.send(JSON.stringify({ id: 1, method: 'thread/start', params: {} }));
+    const { thread } = (await next((m) => m.id === 1)).result as { thread: string };
+    await sleep(pauseMs);
+    ws.send(JSON.stringify({ id: 2, method: 'turn/start', params: { threadId: thread, text } }));
+    const done = await next((m) => m.method === 'turn/completed');
+    ws.close();
+    await once(ws, 'close');
+    return { thread, echo: (done.params as { echo: string }).echo };
+  }
+
+  it('clients that open alike and echo the ids they were handed each end in their own session, in any order and at once', async () => {
+    const server = await startServer(() => {});
+    const wss = new WebSocketServer({ server: server.server });
+    const threads = new Map<string, string>();
+    wss.on('connection', (ws) =>
+      ws.on('message', (m) => {
+        const { id, method, params } = JSON.parse(String(m)) as {
+          id: unknown;
+          method: string;
+          params: { threadId?: string; text?: string };
+        };
+        if (method === 'initialize') ws.send(JSON.stringify({ id, result: { server: 'alike' } }));
+        if (method === 'thread/start') {
+          const thread = randomUUID();
+          threads.set(thread, '');
+          // Every connection hears of every new thread, as codex app-server tells them all.
+          for (const client of wss.clients) client.send(JSON.stringify({ method: 'thread/started', params: { thread } }));
+          ws.send(JSON.stringify({ id, result: { thread } }));
+        }
+        if (method === 'turn/start') {
+          ws.send(JSON.stringify({ id, result: {} }));
+          const known = threads.has(params.threadId as string);
+          ws.send(
+            JSON.stringify({
+              method: 'turn/completed',
+              params: { threadId: params.threadId, echo: known ? params.text : 'unknown thread' },
+            }),
+          );
+        }
+      }),
+    );
+    cleanups.push(() => server.close());
+    const proxy = await startRecordingProxy({ target: server.url });
+    const url = `${proxy.url.replace('http', 'ws')}/rpc`;
+    const texts = ['alpha', 'beta', 'gamma'];
+    const live = await Promise.all(texts.map((t) => alike(url, t, 0)));
+    expect(live.map((r) => r.echo)).toEqual(texts);
+    const cassette = parseCassette(serializeCassette(await proxy.close()));
+
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.integer({ min: 0, max: 20 }), { minLength: 3, maxLength: 3 }), async (pauses) => {
+        const replay = await startReplayServer([{ name: 'alike.yaml', cassette }]);
+        try {
+          const again = `${replay.url.replace('http', 'ws')}/rpc`;
+          const got = await Promise.all(texts.map((t, i) => alike(again, t, pauses[i] as number)));
+          // Each client gets its own answer, and the threads handed out are the recorded ones, one each.
+          expect(got.map((r) => r.echo)).toEqual(texts);
+          expect(got.map((r) => r.thread).sort()).toEqual(live.map((r) => r.thread).sort());
+          expect(replay.engine.misses.map((m) => m.message)).toEqual([]);
+        } finally {
+          await replay.close();
+        }
+      }),
+      { numRuns: 25 },
+    );
   });
 });
