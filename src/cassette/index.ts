@@ -1,3 +1,4 @@
+export { appendRecording } from './append.js';
 export { decodeBody, encodeBody, exactJson, jsonDepthWithin, MAX_JSON_DEPTH, MAX_STORED_BODY, omittedBody } from './body.js';
 export { CONTENT_ENCODINGS, type ContentEncoding, contentEncodingOf, encodeContent } from './content-encoding.js';
 export { CassetteError, type CassetteErrorCode } from './errors.js';

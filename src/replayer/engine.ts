@@ -198,6 +198,14 @@ export class ReplayEngine {
   }
 
   /** Counts a miss and keeps it among the latest few: a client that misses forever must not grow memory forever. */
+  /** Takes back a miss a front door answered another way (`record: 'missing'` sends it to the real server). */
+  withdrawMiss(error: UnmatchedRequestError): void {
+    const at = this.misses.lastIndexOf(error);
+    if (at === -1) return;
+    this.misses.splice(at, 1);
+    this.missCount -= 1;
+  }
+
   recordMiss(error: UnmatchedRequestError): void {
     this.missCount += 1;
     this.misses.push(error);

@@ -60,14 +60,26 @@ export interface CassetteHandlers {
   webSockets: boolean;
 }
 
+export interface CassetteHandlerOptions extends ReplayOptions {
+  /** Where a request no recording matches goes instead of failing (`record: 'missing'`: the real server, recorded). */
+  onUnmatched?: (request: Request) => Promise<Response>;
+}
+
 /** MSW handlers that answer from cassettes (HTTP, SSE and WebSocket sessions), for people who own their `setupServer`. */
-export function cassetteHandlers(cassettes: readonly NamedCassette[], options: ReplayOptions = {}): CassetteHandlers {
+export function cassetteHandlers(cassettes: readonly NamedCassette[], options: CassetteHandlerOptions = {}): CassetteHandlers {
   const engine = new ReplayEngine(cassettes, options);
   const handler = http.all('*', async ({ request }) => {
     const url = new URL(request.url);
     const body = new Uint8Array(await request.arrayBuffer());
     const headers = Object.fromEntries(request.headers.entries());
     const answer = engine.handle({ method: request.method, path: `${url.pathname}${url.search}`, headers, body });
+    if (answer.kind === 'unmatched' && options.onUnmatched) {
+      engine.withdrawMiss(answer.error);
+      const bodyless = request.method === 'GET' || request.method === 'HEAD';
+      return options.onUnmatched(
+        new Request(request.url, { method: request.method, headers: request.headers, body: bodyless ? null : body }),
+      );
+    }
     // Realtime and scaled timing hold a plain answer as long as the recording took, as the other doors do.
     if (answer.kind === 'response' && answer.delayMs > 0) await new Promise((r) => setTimeout(r, answer.delayMs));
     return toResponse(answer);

@@ -3,7 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { bypass, http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
-import { type Cassette, writeCassetteAtomic } from '../cassette/index.js';
+import { appendRecording, type Cassette, writeCassetteAtomic } from '../cassette/index.js';
 import { type MatcherEvents, toSatisfyContract } from '../contracts/matcher.js';
 import type { Pack } from '../contracts/pack.js';
 import { UsageError } from '../errors.js';
@@ -15,16 +15,18 @@ import { canInterceptWebSockets, noGlobalWebSocket } from '../replayer/msw-ws-do
  * How a test gets its traffic, as VCR and Polly name it: `replay` (the
  * default) serves the cassette; `record` always records through the real
  * server, replacing the cassette; `once` records when the cassette is missing
- * and replays it afterwards; `passthrough` lets requests reach the real server
- * unrecorded. With `CI=true` only replay is allowed: a missing cassette fails
- * with a one-line reason instead of recording on a CI machine.
+ * and replays it afterwards; `missing` replays what the cassette holds and
+ * records, through the real server, what it does not, adding it to the
+ * cassette; `passthrough` lets requests reach the real server unrecorded.
+ * With `CI=true` only replay is allowed: a missing cassette fails with a
+ * one-line reason instead of recording on a CI machine, and `missing` replays.
  */
-export type RecordMode = 'replay' | 'record' | 'once' | 'passthrough';
+export type RecordMode = 'replay' | 'record' | 'once' | 'missing' | 'passthrough';
 
 export interface UseCassetteOptions extends ReplayOptions {
-  /** Fail the suite when recorded interactions were never asked for (default: true in strict mode). */
+  /** Fail the suite when recorded interactions were never asked for (default: true in strict mode, false with `record: 'missing'`). */
   failOnUnused?: boolean;
-  /** replay (default), record, once or passthrough. */
+  /** replay (default), record, once, missing or passthrough. */
   record?: RecordMode;
   /** A fresh engine (and, recording, a fresh cassette) for every test instead of one for the file or describe block. */
   perTest?: boolean;
@@ -43,12 +45,13 @@ function resolveFromTestFile(source: string): string {
 /**
  * Records through MSW: each request goes, unintercepted, through an in-process
  * recording proxy to the server it was meant for, and its answer (streams as
- * they come) goes back to the test; the cassette is saved when the scope ends.
+ * they come) goes back to the test; the cassette is saved when the scope ends,
+ * after `base` when one is given.
  */
 function recorderHandlers(file: string) {
   let proxy: RecordingProxy | undefined;
   let origin: string | undefined;
-  const handler = http.all('*', async ({ request }) => {
+  const forward = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);
     if (!proxy) {
       origin = url.origin;
@@ -64,13 +67,15 @@ function recorderHandlers(file: string) {
     headers.delete('content-encoding');
     headers.delete('content-length');
     return new Response(live.body, { status: live.status, statusText: live.statusText, headers });
-  });
+  };
   return {
-    handler,
-    async save(): Promise<Cassette | undefined> {
+    forward,
+    handler: http.all('*', ({ request }) => forward(request)),
+    async save(base?: Cassette): Promise<Cassette | undefined> {
       if (!proxy) return undefined;
-      const cassette = await proxy.close();
+      const recorded = await proxy.close();
       proxy = undefined;
+      const cassette = base ? appendRecording(base, recorded) : recorded;
       await writeCassetteAtomic(file, cassette);
       return cassette;
     },
@@ -88,16 +93,20 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
   const handle: { engine?: ReplayEngine } = {};
   let server: ReturnType<typeof setupServer> | undefined;
   let recorder: ReturnType<typeof recorderHandlers> | undefined;
+  /** With `record: 'missing'`, the cassette what was not in it is added to. */
+  let base: Cassette | undefined;
   const mode = options.record ?? 'replay';
 
   const setUp = async () => {
+    base = undefined;
     const file = typeof source === 'string' ? resolveFromTestFile(source) : undefined;
-    const recording = mode === 'record' || (mode === 'once' && file !== undefined && !existsSync(file));
+    const exists = file !== undefined && existsSync(file);
+    const recording = mode === 'record' || ((mode === 'once' || mode === 'missing') && file !== undefined && !exists);
     if ((recording || mode === 'passthrough') && process.env.CI === 'true')
       throw new ReplayOnlyError(
         mode === 'passthrough'
           ? "CI=true replays only: record: 'passthrough' would reach the real server; replay a committed cassette instead"
-          : `CI=true replays only, and ${file ?? 'the cassette'} ${mode === 'once' ? 'is missing' : 'would be recorded again'}: record it where the server runs (record: 'once') and commit it`,
+          : `CI=true replays only, and ${file ?? 'the cassette'} ${mode === 'record' ? 'would be recorded again' : 'is missing'}: record it where the server runs (record: '${mode === 'missing' ? 'missing' : 'once'}') and commit it`,
       );
     if (mode === 'passthrough') {
       server = setupServer(http.all('*', () => passthrough()));
@@ -112,7 +121,15 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
       return;
     }
     const set = typeof source === 'string' ? await loadCassetteSet(file as string) : [{ name: 'cassette', cassette: source }];
-    const { handlers, engine, webSockets } = cassetteHandlers(set, options);
+    const topUp = mode === 'missing' && process.env.CI !== 'true';
+    if (topUp) {
+      if (set.length !== 1 || !file)
+        throw new UsageError(`useCassette record: 'missing' adds to one cassette file, and ${file ?? 'a cassette object'} is not one`);
+      base = (set[0] as { cassette: Cassette }).cassette;
+      recorder = recorderHandlers(file);
+    }
+    const forward = recorder?.forward;
+    const { handlers, engine, webSockets } = cassetteHandlers(set, forward ? { ...options, onUnmatched: forward } : options);
     if (webSockets && !canInterceptWebSockets()) throw noGlobalWebSocket();
     handle.engine = engine;
     server = setupServer(...handlers);
@@ -123,16 +140,16 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
     server?.close();
     server = undefined;
     if (recorder) {
-      await recorder.save();
+      await recorder.save(base);
       recorder = undefined;
-      return;
+      if (!base) return;
     }
     const engine = handle.engine;
     if (!engine) return;
     const miss = engine.misses[0];
     if (miss && engine.mode === 'strict') throw miss;
     const unused = engine.unused();
-    if (unused.length > 0 && (options.failOnUnused ?? engine.mode === 'strict')) {
+    if (unused.length > 0 && (options.failOnUnused ?? (engine.mode === 'strict' && mode !== 'missing'))) {
       throw new Error(
         `tapedeck: ${unused.length} recorded interactions were never requested: ${unused.map((u) => `${u.cassette} #${u.seq}`).join(', ')}`,
       );

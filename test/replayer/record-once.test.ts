@@ -98,4 +98,65 @@ describe("useCassette record: 'once'", () => {
     );
     expect(existsSync(cassette)).toBe(false);
   }, 120_000);
+
+  it("record: 'missing' replays what the cassette holds and adds what it lacks, asking the server only for that", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-missing-'));
+    dirs.push(dir);
+    await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    await writeFile(join(dir, 'vitest.config.mjs'), "export default { test: { include: ['*.test.mjs'] } };\n");
+    await writeFile(
+      join(dir, 'pages.test.mjs'),
+      `
+import { expect, it } from 'vitest';
+const { useCassette } = await import(${JSON.stringify(join(ROOT, 'dist', 'vitest', 'index.js'))});
+useCassette('./cassettes/pages.yaml', { record: 'missing' });
+it('reads the pages it is told to', async () => {
+  for (const page of process.env.PAGES.split(',')) {
+    const res = await fetch(process.env.PAGES_URL + '/' + page);
+    expect(await res.text()).toBe(page === 'stream' ? 'data: one\\n\\ndata: two\\n\\n' : 'page ' + page);
+  }
+});
+`,
+    );
+    const asked: string[] = [];
+    const server = await startServer(async (req, res) => {
+      asked.push(req.url as string);
+      if (req.url === '/stream') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: one\n\n');
+        await sleep(20);
+        res.end('data: two\n\n');
+        return;
+      }
+      res.end(`page ${(req.url as string).slice(1)}`);
+    });
+    const cassette = join(dir, 'cassettes', 'pages.yaml');
+    const env = { PAGES_URL: server.url, CI: '' };
+    try {
+      const first = await runVitest(dir, { ...env, PAGES: 'a' });
+      expect([first.code, first.out]).toEqual([0, expect.stringContaining('1 passed')]);
+      expect(asked).toEqual(['/a']);
+      const before = await readFile(cassette, 'utf8');
+
+      // /a comes from the cassette; only /b and the stream reach the server, and join the cassette after /a.
+      const second = await runVitest(dir, { ...env, PAGES: 'a,b,stream' });
+      expect([second.code, second.out]).toEqual([0, expect.stringContaining('1 passed')]);
+      expect(asked).toEqual(['/a', '/b', '/stream']);
+      const after = await readFile(cassette, 'utf8');
+      expect(after.match(/seq: \d+/g)).toEqual(['seq: 1', 'seq: 2', 'seq: 3']);
+      expect(after.indexOf('"/a"')).toBeLessThan(after.indexOf('"/b"'));
+      expect(before.split('\n').filter((l) => l.includes('"/a"'))).toEqual(after.split('\n').filter((l) => l.includes('"/a"')));
+    } finally {
+      await server.close();
+    }
+
+    // The server is gone: all three come from the cassette, in any order.
+    const third = await runVitest(dir, { ...env, PAGES: 'stream,b,a' });
+    expect([third.code, third.out]).toEqual([0, expect.stringContaining('1 passed')]);
+    // Under CI=true a page the cassette lacks is a miss, not a recording.
+    const ci = await runVitest(dir, { ...env, PAGES: 'a,c', CI: 'true' });
+    expect(ci.code).not.toBe(0);
+    expect(ci.out).toContain('no recorded interaction matches GET /c');
+    expect((await readFile(cassette, 'utf8')).includes('"/c"')).toBe(false);
+  }, 120_000);
 });
