@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 // `npm run test:soak`: the loops `npm test` runs a few times, at full size, with the time they need.
 export default defineConfig({
   test: {
+    setupFiles: ['test/helpers/no-listener-leak.ts'],
     include: [
       'test/cli/proxy-survives.test.ts',
       'test/replayer/replay-committed.test.ts',

@@ -71,7 +71,14 @@ const stamped = {
   seq: z.number().int().positive(),
   ts: z.number(),
 };
-const tool = { message_id: z.string(), tool_name: z.string(), preview: z.string().max(120), args: z.unknown(), tool_call_id: z.string() };
+// The real 0.19.0 gateway sends no tool_call_id (newer builds add it) and a null preview on tool.completed.
+const tool = {
+  message_id: z.string(),
+  tool_name: z.string(),
+  preview: z.string().max(120).nullable(),
+  args: z.unknown(),
+  tool_call_id: z.string().optional(),
+};
 const session = (fields: z.ZodRawShape = {}) => z.looseObject({ ...stamped, ...fields });
 export const hermesSessionPayloads: Record<string, z.ZodType> = {
   'run.started': session({ user_message: z.looseObject({ role: z.literal('user'), content: z.unknown() }) }),

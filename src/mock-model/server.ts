@@ -54,6 +54,11 @@ function choose(lastRole: string | undefined, userText: string, tools: string[])
   if (lastRole === 'tool') return { kind: 'after-tool', words: AFTER_TOOL };
   // The omnigent full-server bench's tool probe: its server-dispatched builtin, when offered.
   if (/\blist_files\b/.test(userText) && tools.includes('list_files')) return { kind: 'tool', name: 'list_files', args: {} };
+  // The hermes gateway probes: a read that fails (no such file), and a recursive delete its approval gate stops (a folder that is not there).
+  if (/\bmissing\.txt\b/.test(userText) && tools.includes('read_file'))
+    return { kind: 'tool', name: 'read_file', args: { path: 'missing.txt' } };
+  if (/\bClean the build folder\b/.test(userText) && tools.includes('terminal'))
+    return { kind: 'tool', name: 'terminal', args: { command: 'rm -rf ./build' } };
   if (/\brun:/i.test(userText)) {
     if (tools.includes('bash')) return { kind: 'tool', name: 'bash', args: { command: COMMAND, description: 'Print a greeting' } };
     if (tools.includes('exec_command')) return { kind: 'tool', name: 'exec_command', args: { cmd: COMMAND } };

@@ -93,13 +93,16 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
     const target = suite.proxyTarget?.(server) ?? server;
     const results: ProbeResult[] = [];
     let gate: string | undefined;
+    await plan.ready?.();
     for (const probe of plan.probes) {
       options.onProgress?.({ kind: 'start', probe: probe.name });
       const started = performance.now();
-      const { declared, skip } = plan.declare(probe);
+      const { declared, skip, notApplicable } = plan.declare(probe);
       const base = { probe: probe.name, priority: probe.priority, ...(declared ? { declared } : {}) };
       let result: ProbeResult;
-      if (skip || gate) {
+      if (notApplicable && !gate) {
+        result = { ...base, observed: 'NOT_APPLICABLE', verdict: 'NOT_APPLICABLE', reason: notApplicable };
+      } else if (skip || gate) {
         result = { ...base, observed: 'SKIPPED', verdict: 'SKIPPED', reason: skip ?? (gate as string) };
       } else {
         const file = `${probe.name}.yaml`;

@@ -27,6 +27,8 @@ export interface SuiteProbe {
 export interface Declaration {
   declared: Verdict | undefined;
   skip?: string | undefined;
+  /** Why the server has nothing for this probe to try (it says so itself): NOT_APPLICABLE, no traffic. */
+  notApplicable?: string | undefined;
 }
 
 /** A simulator (or real server) a suite records: where it listens, and the key its clients need, if any. */
@@ -68,6 +70,8 @@ export interface SuitePlan<P extends SuiteProbe = SuiteProbe> {
   folder: string;
   probes: readonly P[];
   declare(probe: P): Declaration;
+  /** Asks the server what it has before the first `declare` (unrecorded), when the declarations depend on it. */
+  ready?(): Promise<void>;
   /** Runs one probe against the recording proxy's `http://` URL. */
   observe(probe: P, proxyUrl: string): Promise<{ observed: Verdict; reason: string }>;
   /** The packs this recording's cassettes name, when not the suite's (a variant that speaks another dialect). */

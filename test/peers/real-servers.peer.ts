@@ -203,15 +203,27 @@ describe('the real omnigent full server (server + bare runner, openai-agents in 
 });
 
 describe('the real hermes-agent 0.19.0 gateway (its API server, against the mock model)', () => {
-  it('runs isolated behind a key of its own, answers the Responses stream probe, and the packs hold on everything it sent', async () => {
+  it('runs isolated behind a key of its own, gives every probe the verdict 0.19.0 earns, and the packs hold on everything it sent', async () => {
     const suite = suiteForTarget('hermes');
     let root = '';
     const manifest = await recordTarget(suite, { peer: HERMES, outDir: out, onPeerStarted: (peer) => (root = peer.root) });
     expect(manifest.target).toMatch(/^hermes-agent gateway 0\.19\.0 /);
     const verdicts = Object.fromEntries(manifest.probes.map((p) => [p.probe, p.verdict]));
-    expect(verdicts.responses_stream).toBe('SUPPORTED');
-    // The probes that need the model to reason, ask, call tools, or features 0.19.0 lacks: a verdict with its reason, never UNKNOWN.
-    expect(manifest.probes.filter((p) => p.verdict === 'UNKNOWN')).toEqual([]);
+    // What 0.19.0 has, by its own /v1/capabilities and by what it does; never UNKNOWN, never a pass for what it lacks.
+    expect(verdicts).toEqual({
+      chat_stream_reasoning: 'NOT_APPLICABLE', // no reasoning_streaming feature
+      responses_stream: 'SUPPORTED',
+      idempotent_retry: 'NOT_APPLICABLE', // no runs_idempotency feature
+      run_clarify: 'NOT_APPLICABLE', // no /v1/runs/{run_id}/clarify endpoint
+      run_approval: 'SUPPORTED', // the legacy approval body: {choice}
+      tool_failed: 'DRIFT', // a failing tool is reported as tool.completed, with no tool.failed
+      cancel_cross_transport: 'DRIFT', // a session chat's run is not a /v1/runs run: its stop answers 404
+      room_grant_revoked: 'NOT_APPLICABLE', // no /v1/room-members endpoints
+    });
+    const reasons = manifest.probes.filter((p) => p.verdict !== 'SUPPORTED').map((p) => `${p.probe}: ${p.reason}`);
+    expect(reasons.join('\n')).toMatch(
+      /tool_failed: no tool\.failed[\s\S]*cancel_cross_transport: POST \/v1\/runs\/run_\w+\/stop answered 404/,
+    );
     expect(await processesUnder(root)).toEqual([]);
     expect(existsSync(root)).toBe(false);
     const folder = join(out, suite.peer?.folder as string);

@@ -46,7 +46,12 @@ async function answerPrompt(client: HermesClient, runId: string, kind: 'clarify'
   const control = (view.json.pending_controls as { prompt_id: string; kind: string; choices: string[] }[] | undefined)?.find(
     (c) => c.kind === kind,
   );
-  if (!control) return { view, answered: undefined };
+  if (!control) {
+    // The build before admissions (0.19.0) lists no pending_controls: its approval is answered by the choice alone.
+    if (kind !== 'approval' || view.json.status !== 'waiting_for_approval') return { view, answered: undefined };
+    const value = pick(['once', 'session', 'always', 'deny']);
+    return { view, answered: await client.call('POST', `/v1/runs/${runId}/approval`, { choice: value }), value };
+  }
   const field = kind === 'clarify' ? 'answer' : 'choice';
   const value = pick(control.choices);
   const answered = await client.call('POST', `/v1/runs/${runId}/${kind}`, {

@@ -10,6 +10,7 @@ import {
   throughDoor,
   turnCeiling,
 } from '../../suite/index.js';
+import { fetchCapabilities, type HermesCapabilities, lacks } from './capabilities.js';
 import { HermesClient } from './client.js';
 import { hermesPeer } from './peer.js';
 import { HERMES_PROBES, type HermesProbe } from './probes.js';
@@ -34,10 +35,17 @@ export const hermesSuite: Suite<HermesProbe> = {
   plan: (context, selected) => {
     if (!context.apiKey) throw new UsageError('--server needs --api-key (or HERMES_API_KEY): the gateway refuses requests without its key');
     const apiKey = context.apiKey;
+    let capabilities: HermesCapabilities | undefined;
     return {
       folder: 'hermes',
       probes: selected,
-      declare: () => ({ declared: 'SUPPORTED' }),
+      ready: async () => {
+        capabilities = await fetchCapabilities(context.server, apiKey);
+      },
+      declare: (probe) => {
+        const missing = capabilities && lacks(capabilities, probe.name);
+        return missing ? { declared: 'NOT_APPLICABLE', notApplicable: missing } : { declared: 'SUPPORTED' };
+      },
       observe: (probe, url) => observeSafely(() => probe.run(new HermesClient(url, apiKey), turnCeiling(context))),
     };
   },
