@@ -138,11 +138,6 @@ export class WsReplaySession {
     this.names = names;
   }
 
-  /** Whether a live client frame matches a recorded client frame not yet seen (nothing is consumed). */
-  accepts(data: Buffer, binary: boolean): boolean {
-    return this.find(data, binary, this.consumed, this.names, this.delivered.texts).hit !== undefined;
-  }
-
   /**
    * Whether a fresh replay of this session would match every one of these
    * client frames in turn, for a connection that was sent `sent`: the names
@@ -446,12 +441,16 @@ export class WsSessionChooser implements WsSessionLike {
 
   receive(data: Buffer, binary: boolean): UnmatchedRequestError | undefined {
     const frame = { data, binary };
-    if (!this.replay) {
-      if (!this.pool.bindFirst(this, frame))
-        return new UnmatchedRequestError('WS', 'a connection whose recorded sessions were all taken by other connections', []);
-    } else if (!this.replay.accepts(data, binary)) this.pool.rebind(this, [...this.history, frame]);
+    if (!this.replay && !this.pool.bindFirst(this, frame))
+      return new UnmatchedRequestError('WS', 'a connection whose recorded sessions were all taken by other connections', []);
+    // Matched once on the way through; only a frame its session does not expect is tried against the others.
+    let miss = (this.replay as WsReplaySession).receive(data, binary);
+    if (miss) {
+      this.pool.rebind(this, [...this.history, frame]);
+      miss = (this.replay as WsReplaySession).receive(data, binary);
+    }
     this.history.push(frame);
-    return (this.replay as WsReplaySession).receive(data, binary);
+    return miss;
   }
 
   async *outgoing(signal: AbortSignal): AsyncGenerator<WsOutgoing> {
