@@ -34,3 +34,4 @@ install() {
 
 install omnigent 3.12
 install hermes 3.11
+install hermes-client 3.13

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { jsonDepthWithin } from './body.js';
 import type { Body, Cassette, Interaction, SseItem } from './schema.js';
 import { secretSpellings } from './secret-encodings.js';
-import { isSecretName } from './secret-names.js';
+import { isSchemeName, isSecretName } from './secret-names.js';
 import { type SecretFinding, secretRules, shannonEntropy } from './secret-rules.js';
 import { scrubSplitSecrets, splitSecrets } from './split-secrets.js';
 import { composeVisitors, type InteractionVisitor, visitInteraction } from './visit.js';
@@ -153,8 +153,9 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   /**
    * Every leaf under a secret name is a secret, whatever its type; every other
    * string and key is searched for shapes. A leaf nested deeper under the name
-   * (`"auth": {"type": "bearer"}`) is replaced where it stands, but sought
-   * everywhere else only when it looks like a credential, not a word.
+   * (`"auth": {"key": "…"}`) is replaced where it stands, but sought
+   * everywhere else only when it looks like a credential, not a word; the name
+   * of a scheme under `auth` (`"type": "bearer"`) is kept, as clients read it.
    */
   function collectJson(found: Map<string, string>, value: unknown, under?: string, nested = false): void {
     if (Array.isArray(value)) for (const v of value) collectJson(found, v, under, under !== undefined);
@@ -166,6 +167,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       }
     } else if (typeof value === 'string') {
       if (under === undefined) collectFindings(found, value);
+      else if (isSchemeName(under, value)) return;
       else if (!nested || looksRandom(value)) collect(found, under, value);
     } else if (typeof value === 'number' && under !== undefined && !nested) collect(found, under, String(value));
   }
@@ -210,7 +212,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       );
     if (typeof value === 'string') {
       if (under === undefined) return scrub(value, secrets);
-      return PLACEHOLDER.test(value) ? value : redactionPlaceholder(under);
+      return PLACEHOLDER.test(value) || isSchemeName(under, value) ? value : redactionPlaceholder(under);
     }
     if (typeof value === 'number' && under !== undefined) return redactionPlaceholder(under);
     return value;

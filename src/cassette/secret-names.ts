@@ -70,3 +70,15 @@ export function isSecretName(name: string, place: NamePlace): boolean {
     return words.some((w) => /^(token|secret|key|auth|signature|session|password|passwd|credentials?)$/.test(w) || w.endsWith('key'));
   return words.some((w) => /^(token|secret|signature|password|passwd)$/.test(w));
 }
+
+/** Names of authentication schemes: what `auth: {type: "bearer"}` says, not a credential. */
+const AUTH_SCHEMES = new Set(['bearer', 'basic', 'digest', 'none', 'oauth', 'oauth2', 'apikey', 'api_key', 'hmac', 'jwt', 'mtls']);
+
+/**
+ * True when a string under a secret name only names how one authenticates
+ * (hermes' `/v1/capabilities` sends `auth: {type: "bearer", required: true}`):
+ * a client reads it, and it gives nothing away.
+ */
+export function isSchemeName(under: string, value: string): boolean {
+  return nameWords(under).join(' ') === 'auth' && AUTH_SCHEMES.has(value.toLowerCase());
+}

@@ -40,6 +40,10 @@ export const omnigentPayloads: Record<string, z.ZodType> = {
   'session.presence': z.looseObject({ ...base('session.presence'), conversation_id: z.string(), viewers: z.array(z.unknown()) }),
   // Sent by the real full server (0.19.1) after a turn's output; in the reference's list, not in our first vocabulary.
   'session.model': z.looseObject({ ...base('session.model'), conversation_id: z.string(), model: z.string() }),
+  // Sent by the real server (0.19.1) on a codex-native session as the TUI comes up; the reference lists the last two.
+  'session.codex_approval_mode': z.looseObject({ ...base('session.codex_approval_mode') }),
+  'session.mcp_startup': z.looseObject({ ...base('session.mcp_startup') }),
+  'session.model_options': z.looseObject({ ...base('session.model_options') }),
   'response.in_progress': z.looseObject({ ...base('response.in_progress'), response: responseObject }),
   'response.completed': z.looseObject({ ...base('response.completed'), response: responseObject }),
   'response.failed': z.looseObject({ ...base('response.failed') }),

@@ -24,18 +24,21 @@ export function valueAt(data: unknown, path: string): unknown {
 
 const cache = new Map<string, Selector>();
 
-/** Compiles `type`, `type[path=value]` or `*`. */
+/** Compiles `type`, `type[path=value]`, `type[path]` (the field is there and not null) or `*`. */
 export function compileSelector(text: string): Selector {
   const hit = cache.get(text);
   if (hit) return hit;
-  const m = /^(\[DONE\]|[^[\]]+)(?:\[([^=\]]+)=([^\]]*)\])?$/.exec(text);
-  if (!m) throw new TypeError(`bad event selector ${JSON.stringify(text)}: use type, type[field=value] or *`);
+  const m = /^(\[DONE\]|[^[\]]+)(?:\[([^=\]]+)(?:=([^\]]*))?\])?$/.exec(text);
+  if (!m) throw new TypeError(`bad event selector ${JSON.stringify(text)}: use type, type[field=value], type[field] or *`);
   const type = m[1] as string;
   const path = m[2];
   const value = m[3];
-  const selector: Selector = {
-    matches: (e) => (type === '*' || e.type === type) && (path === undefined || String(valueAt(e.data, path)) === value),
+  const fieldMatches = (data: unknown) => {
+    if (path === undefined) return true;
+    const at = valueAt(data, path);
+    return value === undefined ? at !== undefined && at !== null : String(at) === value;
   };
+  const selector: Selector = { matches: (e) => (type === '*' || e.type === type) && fieldMatches(e.data) };
   cache.set(text, selector);
   return selector;
 }

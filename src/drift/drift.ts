@@ -73,7 +73,9 @@ async function harnessFolders(root: string, only?: string): Promise<[string, str
 async function noiseOf(dir: string): Promise<DriftNoise | undefined> {
   if (!(await readdir(dir)).includes('manifest.yaml')) return undefined;
   const manifest = await loadManifest(join(dir, 'manifest.yaml'));
-  return suiteOfManifest(manifest).driftNoise?.(manifest.harness);
+  // A simulator's recordings are the same run to run; a real server's (--peer or --server) have races of their own.
+  const fromSimulator = manifest.target.startsWith('embedded ');
+  return suiteOfManifest(manifest).driftNoise?.(manifest.harness, { fromSimulator });
 }
 
 /** The suite id of a recorded folder, or none for a loose folder. */

@@ -63,6 +63,13 @@ function choose(lastRole: string | undefined, userText: string, tools: string[])
     if (tools.includes('bash')) return { kind: 'tool', name: 'bash', args: { command: COMMAND, description: 'Print a greeting' } };
     if (tools.includes('exec_command')) return { kind: 'tool', name: 'exec_command', args: { cmd: COMMAND } };
   }
+  // The omnigent native-tui bench's tool prompt, to a vendor CLI (the codex TUI offers exec_command, or shell).
+  const exact = /run this exact command: (.+)$/m.exec(userText);
+  if (exact) {
+    const command = (exact[1] as string).trim();
+    if (tools.includes('exec_command')) return { kind: 'tool', name: 'exec_command', args: { cmd: command } };
+    if (tools.includes('shell')) return { kind: 'tool', name: 'shell', args: { command } };
+  }
   // The omnigent bench's prompts (basic turn and cost, streaming, interrupt), answered as a model that follows them would.
   const literal = /Reply with exactly the literal string (\S+) and nothing else/.exec(userText);
   if (literal) return { kind: 'text', words: [literal[1] as string] };

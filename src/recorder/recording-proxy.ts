@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { Writable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, errors as undiciErrors, stream as undiciStream } from 'undici';
 import {
   type Body,
@@ -79,6 +80,9 @@ export interface RecordingProxy {
 }
 
 type StopReason = 'client' | 'proxy';
+
+/** How long a stop waits for a client's close already on its way before it ends the stream itself. */
+const CLIENT_CLOSE_GRACE_MS = 200;
 
 function toItem(frame: SseFrame, at: number, after: number): SseItem {
   if (frame.kind === 'comment') return { at, after, comment: frame.comment, ...(frame.raw !== undefined ? { raw: frame.raw } : {}) };
@@ -385,6 +389,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     (stopped ??= (async () => {
       closing = true;
       server.close();
+      // A client that has just let go of its stream may not have been heard yet: a moment's grace records it as
+      // client-closed, which it was, and not proxy-closed.
+      if (active.size > 0) await Promise.race([Promise.allSettled([...active.keys()]), delay(CLIENT_CLOSE_GRACE_MS)]);
       for (const end of active.values()) end('proxy');
       for (const end of [...sockets]) end();
       await Promise.allSettled([...active.keys()]);

@@ -144,9 +144,12 @@ export interface Suite<P extends SuiteProbe = SuiteProbe> {
     door: ReplayDoor,
     pace?: 'replay' | 'fuzz',
   ): Promise<{ replayed: Verdict; reason: string }>;
+  /** The real server `--peer` starts for it (decision 0005). */
   peer?: PeerSpec | undefined;
+  /** A variant that needs a real server set up otherwise (a native-tui harness needs a host daemon): its own peer. */
+  peerOf?: ((variant: string) => PeerSpec | undefined) | undefined;
   /** What drift must not count as a change for a variant's recordings: the real server's known races, each with its reason in the code. */
-  driftNoise?: ((variant: string) => DriftNoise | undefined) | undefined;
+  driftNoise?: ((variant: string, recorded: { fromSimulator: boolean }) => DriftNoise | undefined) | undefined;
 }
 
 /** What a real server leaves to chance, which drift must not call a change. */

@@ -2,7 +2,7 @@ import { UsageError } from '../errors.js';
 import type { Manifest } from '../manifest/index.js';
 import { startMockModel } from '../mock-model/index.js';
 import { type PeerServer, startPeer } from '../peers/index.js';
-import { type RecordSuiteOptions, recordSuite, type Suite } from '../suite/index.js';
+import { type PeerSpec, type RecordSuiteOptions, recordSuite, type Suite } from '../suite/index.js';
 import { SUITES } from './registry.js';
 
 export interface RecordTargetOptions extends RecordSuiteOptions {
@@ -12,6 +12,11 @@ export interface RecordTargetOptions extends RecordSuiteOptions {
   onPeerStarted?: ((peer: PeerServer) => void) | undefined;
 }
 
+/** The real server `--peer` starts for a suite, or for one of its variants (a harness). */
+export function peerSpecFor(suite: Suite, variant: string | undefined): PeerSpec | undefined {
+  return (variant !== undefined ? suite.peerOf?.(variant) : undefined) ?? suite.peer;
+}
+
 /**
  * Records a suite: against `server`, against its real vendor binary (`peer`,
  * started isolated against tapedeck's mock model and stopped whatever
@@ -19,7 +24,7 @@ export interface RecordTargetOptions extends RecordSuiteOptions {
  */
 export async function recordTarget(suite: Suite, options: RecordTargetOptions): Promise<Manifest> {
   if (!options.peer) return recordSuite(suite, options);
-  const spec = suite.peer;
+  const spec = peerSpecFor(suite, options.variant);
   if (!spec)
     throw new UsageError(
       `--peer runs a real vendor server, which the ${suite.target} target has none of; use it with --target ${SUITES.filter((s) => s.peer)

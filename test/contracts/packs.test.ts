@@ -15,16 +15,16 @@ import {
 } from '../../src/contracts/index.js';
 import '../../src/vitest/index.js';
 
-/** An event that a selector matches: `type` or `type[path=value]`. */
+/** An event that a selector matches: `type`, `type[path=value]` or `type[path]` (any value there). */
 function eventFor(selector: string, extra: Record<string, unknown> = {}): CheckedEvent {
-  const m = /^(\[DONE\]|[^[\]]+)(?:\[([^=\]]+)=([^\]]*)\])?$/.exec(selector);
+  const m = /^(\[DONE\]|[^[\]]+)(?:\[([^=\]]+)(?:=([^\]]*))?\])?$/.exec(selector);
   const type = m?.[1] === '*' ? 'zz.other' : (m?.[1] as string);
   const data: Record<string, unknown> = { ...extra };
   if (m?.[2]) {
     const parts = m[2].split('.');
     let cur = data;
     for (const p of parts.slice(0, -1)) cur = (cur[p] ??= {}) as Record<string, unknown>;
-    cur[parts.at(-1) as string] = m[3];
+    cur[parts.at(-1) as string] = m[3] ?? 'present';
   }
   return { type, data };
 }
@@ -236,7 +236,7 @@ describe('reports', () => {
     `);
   });
 
-  it('shows a text delta after session.interrupted', () => {
+  it("shows a text delta after the harness's session.interrupted, and lets one in flight after the route's pass", () => {
     const turn = legalTurn({ deltas: 0, flaps: 0, deny: false });
     const bad = [
       ev('session.heartbeat'),
@@ -244,17 +244,20 @@ describe('reports', () => {
       turn[1],
       turn[2],
       turn[3],
+      // As the real codex-native turn (0.19.1) sends it: the route's interrupt, a delta in flight, the harness's own.
       ev('session.interrupted', { data: { requested_at: 1, response_id: null } }),
+      ev('response.output_text.delta', { delta: 'in flight' }),
+      ev('session.interrupted', { data: { requested_at: 1, response_id: 'codex_1' } }),
       ev('response.output_text.delta', { delta: 'late' }),
       status('idle'),
     ];
     expect(renderText(report(cassetteOf(bad)))).toMatchInlineSnapshot(`
-      "✗ cassettes/x/deny.yaml #1 event 6: omnigent/native-tui quiet-after-interrupt: response.output_text.delta after session.interrupted
-               4 session.status
-               5 session.interrupted
-          >    6 response.output_text.delta
-               7 session.status
-      checked 1 cassettes, 1 streams, 8 events against 19 rules: 1 violations"
+      "✗ cassettes/x/deny.yaml #1 event 8: omnigent/native-tui quiet-after-interrupt: response.output_text.delta after session.interrupted[data.response_id]
+               6 response.output_text.delta
+               7 session.interrupted
+          >    8 response.output_text.delta
+               9 session.status
+      checked 1 cassettes, 1 streams, 10 events against 19 rules: 1 violations"
     `);
   });
 

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_DRIFT_CONFIG, type Finding, runDrift } from '../../src/drift/index.js';
+import { loadManifest } from '../../src/manifest/index.js';
 
 const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
 const line = (f: Finding) => [f.scope, f.severity, f.heading, f.subject, f.message].join(' | ');
@@ -12,16 +13,19 @@ async function pinned(): Promise<string[]> {
   return text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
 }
 
+const compare = (suite: string) =>
+  runDrift({
+    baseline: join(CASSETTES, suite),
+    candidate: join(CASSETTES, `${suite}-real`),
+    config: DEFAULT_DRIFT_CONFIG,
+    failOn: 'notable',
+  });
+
 describe('simulators against the real servers (bench drift --candidate)', () => {
   it.each([['opencode-serve'], ['codex-app-server']])(
     '%s: the real recording differs from the simulator only as the reference documents',
     async (suite) => {
-      const report = await runDrift({
-        baseline: join(CASSETTES, suite),
-        candidate: join(CASSETTES, `${suite}-real`),
-        config: DEFAULT_DRIFT_CONFIG,
-        failOn: 'notable',
-      });
+      const report = await compare(suite);
       // Nothing breaking or reordered: same orderings, statuses, contracts and verdicts.
       expect(report.findings.filter((f) => f.severity === 'breaking')).toEqual([]);
       expect(new Set(report.findings.map((f) => f.heading))).toEqual(
@@ -32,4 +36,15 @@ describe('simulators against the real servers (bench drift --candidate)', () => 
       expect(report.findings.map(line).sort()).toEqual((await pinned()).filter((l) => l.startsWith(`${suite} |`)).sort());
     },
   );
+
+  it('hermes: the real 0.19.0 gateway differs from the simulator of the newer build only as the pin file explains', async () => {
+    const report = await compare('hermes');
+    expect(report.findings.map(line).sort()).toEqual((await pinned()).filter((l) => l.startsWith('hermes |')).sort());
+    // Every verdict that moved is a probe the real gateway does not earn, and none moved the other way.
+    const real = await loadManifest(join(CASSETTES, 'hermes-real', 'manifest.yaml'));
+    const notEarned = real.probes.filter((p) => p.verdict !== 'SUPPORTED').map((p) => p.probe);
+    expect(report.findings.filter((f) => f.heading === 'verdict').map((f) => f.subject)).toEqual(notEarned);
+    // Nothing reordered: where both servers send the same events, they send them in the same order.
+    expect(report.findings.filter((f) => f.heading === 'ordering')).toEqual([]);
+  });
 });

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -26,6 +26,8 @@ const COMMITTED = join(HERE, '..', '..', 'cassettes');
 const OMNIGENT = join(HERE, 'python', 'omnigent', '.venv', 'bin', 'omnigent');
 /** ...and the hermes-agent gateway's (from test/peers/python/hermes.lock). */
 const HERMES = join(HERE, 'python', 'hermes', '.venv', 'bin', 'hermes');
+/** The Python 3.13 that has hermes-agent-api-client (from test/peers/python/hermes-client.lock). */
+const HERMES_CLIENT_PYTHON = join(HERE, 'python', 'hermes-client', '.venv', 'bin', 'python');
 const BINARIES: Record<PeerKind, string> = {
   opencode: join(HERE, 'node_modules', 'opencode-linux-x64', 'bin', 'opencode'),
   codex: join(HERE, 'node_modules', '@openai', 'codex-linux-x64', 'vendor', 'x86_64-unknown-linux-musl', 'bin', 'codex'),
@@ -33,14 +35,100 @@ const BINARIES: Record<PeerKind, string> = {
 
 let out: string;
 beforeAll(async () => {
-  for (const [kind, binary] of [...Object.entries(BINARIES), ['omnigent', OMNIGENT] as const, ['hermes', HERMES] as const])
+  for (const [kind, binary] of [
+    ...Object.entries(BINARIES),
+    ['omnigent', OMNIGENT] as const,
+    ['hermes', HERMES] as const,
+    ['hermes-agent-api-client', HERMES_CLIENT_PYTHON] as const,
+  ])
     if (!existsSync(binary))
       throw new Error(`${kind} is not installed at ${binary}; run npm run test:peers, which installs test/peers first`);
+  await run('tmux', ['-V']).catch(() => {
+    throw new Error('the codex-native peer runs codex in tmux, which is not installed: apt-get install tmux');
+  });
   out = await mkdtemp(join(tmpdir(), 'tapedeck-peers-'));
 });
 afterAll(async () => {
   await rm(out, { recursive: true, force: true });
 });
+
+/**
+ * Records an omnigent harness from the real server through the recording proxy and checks it left nothing behind:
+ * no process, no root, nothing new in the temp folder (omnigent's harness sockets default to /tmp/omnigent-<uid>,
+ * tmux's to /tmp/tmux-<uid>; the peer keeps both under its root). Returns each probe's verdict.
+ */
+async function recordOmnigentLeavingNothing(variant: string): Promise<Record<string, string>> {
+  const before = new Set(await readdir(tmpdir()));
+  let root = '';
+  const manifest = await recordTarget(suiteForTarget('omnigent'), {
+    peer: OMNIGENT,
+    variant,
+    outDir: out,
+    onPeerStarted: (peer) => (root = peer.root),
+  });
+  expect(manifest.target).toMatch(/^omnigent server 0\.19\.1 /);
+  expect(root).not.toBe('');
+  expect(await processesUnder(root)).toEqual([]);
+  expect(existsSync(root)).toBe(false);
+  const left = (await readdir(tmpdir())).filter((n) => !before.has(n) && !n.startsWith('tapedeck-peers-'));
+  expect(left).toEqual([]);
+  return Object.fromEntries(manifest.probes.map((p) => [p.probe, p.verdict]));
+}
+
+/**
+ * Runs a real client's flow live through `bench proxy` in front of `target` (a
+ * real process, stopped by SIGTERM to its PID), then against `bench replay`
+ * of what it recorded; returns what the client printed each time.
+ */
+async function liveThenReplayed(
+  target: string,
+  cassette: string,
+  flow: (url: string) => Promise<string>,
+  replayFlow: (url: string) => Promise<string> = flow,
+): Promise<{ live: string; replayed: string }> {
+  const proxy = await startBench(['proxy', '--target', target, '--port', '0', '--cassette', cassette]);
+  let live: string;
+  try {
+    live = await flow(proxy.url);
+  } finally {
+    proxy.child.kill('SIGTERM');
+  }
+  expect(await proxy.exit()).toBe(0);
+  const replay = await startBench(['replay', cassette, '--port', '0']);
+  try {
+    return { live, replayed: await replayFlow(replay.url) };
+  } finally {
+    replay.child.kill('SIGTERM');
+    await replay.exit();
+  }
+}
+
+/** Every cassette of a recorded folder verifies against its packs (some rule applied, none broken) and replays to its verdict. */
+async function expectCleanAndReplayable(dir: string, cassettes: number): Promise<void> {
+  const files = (await readdir(dir)).filter((f) => f !== 'manifest.yaml');
+  expect(files).toHaveLength(cassettes);
+  for (const file of files) {
+    const checked = verifyCassette(await loadCassette(join(dir, file)), file);
+    expect(checked.rules.length).toBeGreaterThan(0);
+    expect([file, checked.rules.flatMap((r) => r.violations)]).toEqual([file, []]);
+  }
+  const rows = await replayCheck(dir);
+  expect(rows.map((r) => [r.probe, r.ok])).toEqual(rows.map((r) => [r.probe, true]));
+}
+
+/** `bench drift --peer`: re-records a committed real folder from the pinned binary; every finding, at any severity, as a line. */
+async function driftAgainstCommitted(folder: string, binary: string, target: 'omnigent' | 'hermes'): Promise<string[]> {
+  const report = await runDrift({
+    baseline: COMMITTED,
+    harness: folder,
+    peer: binary,
+    target,
+    config: DEFAULT_DRIFT_CONFIG,
+    failOn: 'info',
+  });
+  expect(report.compared.map((c) => c.scope)).toEqual([folder]);
+  return report.findings.map((f) => `${f.severity} ${f.subject}: ${f.message}`);
+}
 
 describe.each([['opencode' as const], ['codex' as const]])('the real %s server', (kind) => {
   const suite = suiteForTarget(kind);
@@ -117,18 +205,9 @@ describe('the codex protocol the pinned binary describes (generate-json-schema)'
 describe('the real omnigent full server (server + bare runner, openai-agents in process)', () => {
   const suite = suiteForTarget('omnigent');
   const folder = suite.peer?.folder as string;
-  let root = '';
 
   it('records the probes it can run through the recording proxy, with nothing left behind and nothing written outside its root', async () => {
-    const before = new Set(await readdir(tmpdir()));
-    const manifest = await recordTarget(suite, {
-      peer: OMNIGENT,
-      variant: 'openai-agents',
-      outDir: out,
-      onPeerStarted: (peer) => (root = peer.root),
-    });
-    expect(manifest.target).toMatch(/^omnigent server 0\.19\.1 /);
-    expect(Object.fromEntries(manifest.probes.map((p) => [p.probe, p.verdict]))).toEqual({
+    expect(await recordOmnigentLeavingNothing('openai-agents')).toEqual({
       basic_turn: 'SUPPORTED',
       streaming: 'SUPPORTED',
       // The server's list_files builtin, called by the mock model; session CEL policies deny, allow and ask.
@@ -140,24 +219,10 @@ describe('the real omnigent full server (server + bare runner, openai-agents in 
       cost_tracking: 'PARTIAL',
       interrupt: 'SUPPORTED',
     });
-    expect(root).not.toBe('');
-    expect(await processesUnder(root)).toEqual([]);
-    expect(existsSync(root)).toBe(false);
-    // omnigent's own default for harness sockets is /tmp/omnigent-<uid>: the peer keeps them under its root.
-    const left = (await readdir(tmpdir())).filter((n) => !before.has(n) && !n.startsWith('tapedeck-peers-'));
-    expect(left).toEqual([]);
   });
 
   it('its cassettes verify clean against the full-server pack and replay offline to the same verdicts', async () => {
-    const files = (await readdir(join(out, folder))).filter((f) => f !== 'manifest.yaml');
-    expect(files).toHaveLength(8);
-    for (const file of files) {
-      const checked = verifyCassette(await loadCassette(join(out, folder, file)), file);
-      expect(checked.rules.length).toBeGreaterThan(0);
-      expect([file, checked.rules.flatMap((r) => r.violations)]).toEqual([file, []]);
-    }
-    const rows = await replayCheck(join(out, folder));
-    expect(rows.map((r) => [r.probe, r.ok])).toEqual(rows.map((r) => [r.probe, true]));
+    await expectCleanAndReplayable(join(out, folder), 8);
   });
 
   it("the maintainers' omnigent_client SDK sees the same turn live through bench proxy and against bench replay of it", async () => {
@@ -169,20 +234,14 @@ describe('the real omnigent full server (server + bare runner, openai-agents in 
     try {
       // The bench agent the SDK's flow looks up by name: registered as the driver does.
       await new SessionDriver(peer.url, findHarness('openai-agents') as HarnessProfile, LIVE_TIMINGS).provision();
-      const proxy = await startBench(['proxy', '--target', peer.url, '--port', '0', '--cassette', cassette]);
-      const live = (await run(python, [flow, proxy.url], { timeout: 90_000 })).stdout;
-      proxy.child.kill('SIGTERM');
-      expect(await proxy.exit()).toBe(0);
-      const replay = await startBench(['replay', cassette, '--port', '0']);
-      try {
-        const replayed = (await run(python, [flow, replay.url], { timeout: 90_000 })).stdout;
-        expect(live).toContain("response.output_text.delta 'SDK_OK'");
-        expect(live).toContain("assistant: ['SDK_OK']");
-        expect(replayed).toBe(live);
-      } finally {
-        replay.child.kill('SIGTERM');
-        await replay.exit();
-      }
+      const { live, replayed } = await liveThenReplayed(
+        peer.url,
+        cassette,
+        async (url) => (await run(python, [flow, url], { timeout: 90_000 })).stdout,
+      );
+      expect(live).toContain("response.output_text.delta 'SDK_OK'");
+      expect(live).toContain("assistant: ['SDK_OK']");
+      expect(replayed).toBe(live);
     } finally {
       await peer.close();
       await model.close();
@@ -190,16 +249,51 @@ describe('the real omnigent full server (server + bare runner, openai-agents in 
   });
 
   it('bench drift --peer re-records it and finds nothing moved against the committed recording', async () => {
-    const report = await runDrift({
-      baseline: COMMITTED,
-      harness: folder,
-      peer: OMNIGENT,
-      target: 'omnigent',
-      config: DEFAULT_DRIFT_CONFIG,
-      failOn: 'info',
-    });
-    expect(report.findings.map((f) => `${f.severity} ${f.subject}: ${f.message}`)).toEqual([]);
+    expect(await driftAgainstCommitted(folder, OMNIGENT, 'omnigent')).toEqual([]);
   });
+});
+
+describe('the real omnigent server on the native path (server + host daemon + the real codex TUI in tmux)', () => {
+  const folder = 'codex-native-real';
+  // The host daemon finds codex as omnigent documents it: $OMNIGENT_CODEX_PATH (the pinned binary from test/peers).
+  let previous: string | undefined;
+  beforeAll(() => {
+    previous = process.env.OMNIGENT_CODEX_PATH;
+    process.env.OMNIGENT_CODEX_PATH = BINARIES.codex;
+  });
+  afterAll(() => {
+    if (previous === undefined) delete process.env.OMNIGENT_CODEX_PATH;
+    else process.env.OMNIGENT_CODEX_PATH = previous;
+  });
+
+  it('records codex-native through the recording proxy, response.completed before the output item that ends the turn, nothing left behind', async () => {
+    expect(await recordOmnigentLeavingNothing('codex-native')).toEqual({
+      basic_turn: 'SUPPORTED',
+      streaming: 'SUPPORTED',
+      // codex 0.171.0 under omnigent 0.19.1's launch asks the model with no tools at all (tool_choice, no tools key),
+      // so the mock model cannot call one: the tool and policy probes see no function_call.
+      tool_calling: 'DRIFT',
+      policy_deny: 'DRIFT',
+      policy_allow: 'DRIFT',
+      policy_ask: 'DRIFT',
+      // Tokens without a cost: omnigent prices no mock model.
+      cost_tracking: 'DRIFT',
+      interrupt: 'SUPPORTED',
+    });
+    // The native-tui ordering the pack exists for: response.completed first, the output item that ends the turn after it.
+    const basic = await loadCassette(join(out, folder, 'basic_turn.yaml'));
+    const turn = basic.interactions.flatMap((i) => i.response?.stream?.events.map((e) => e.event) ?? []);
+    expect(turn.indexOf('response.completed')).toBeGreaterThan(-1);
+    expect(turn.lastIndexOf('response.output_item.done')).toBeGreaterThan(turn.indexOf('response.completed'));
+  }, 300_000);
+
+  it('its cassettes verify clean against the native-tui packs and replay offline to the same verdicts', async () => {
+    await expectCleanAndReplayable(join(out, folder), 8);
+  });
+
+  it('bench drift --peer re-records it and finds nothing moved against the committed recording, but for the races drift is told of', async () => {
+    expect(await driftAgainstCommitted(folder, OMNIGENT, 'omnigent')).toEqual([]);
+  }, 300_000);
 });
 
 describe('the real hermes-agent 0.19.0 gateway (its API server, against the mock model)', () => {
@@ -222,7 +316,7 @@ describe('the real hermes-agent 0.19.0 gateway (its API server, against the mock
     });
     const reasons = manifest.probes.filter((p) => p.verdict !== 'SUPPORTED').map((p) => `${p.probe}: ${p.reason}`);
     expect(reasons.join('\n')).toMatch(
-      /tool_failed: no tool\.failed[\s\S]*cancel_cross_transport: POST \/v1\/runs\/run_\w+\/stop answered 404/,
+      /tool_failed: no tool\.failed[\s\S]*cancel_cross_transport: POST \/v1\/runs\/\{run_id\}\/stop answered 404/,
     );
     expect(await processesUnder(root)).toEqual([]);
     expect(existsSync(root)).toBe(false);
@@ -233,5 +327,37 @@ describe('the real hermes-agent 0.19.0 gateway (its API server, against the mock
     }
     const rows = await replayCheck(folder);
     expect(rows.map((r) => [r.probe, r.ok])).toEqual(rows.map((r) => [r.probe, true]));
+  });
+
+  it('hermes-agent-api-client, a typed client nobody here wrote, sees the same two turns live through bench proxy and against bench replay', async () => {
+    const model = await startMockModel();
+    const peer = await startPeer('hermes', suiteForTarget('hermes').peer as PeerSpec, { binary: HERMES, modelBaseUrl: model.baseUrl });
+    const flow = join(HERE, 'clients', 'hermes_client_flow.py');
+    const cassette = join(out, 'hermes-client.yaml');
+    try {
+      const flowWith = (key: string) => async (url: string) =>
+        (await run(HERMES_CLIENT_PYTHON, [flow, url], { timeout: 90_000, env: { ...process.env, HERMES_API_KEY: key } })).stdout;
+      // Replayed with another key: the recording holds none, and any key matches the redacted header.
+      const { live, replayed } = await liveThenReplayed(
+        peer.url,
+        cassette,
+        flowWith(peer.apiKey as string),
+        flowWith('a-different-key-0123456789abcdef0123'),
+      );
+      // What the client's user sees: the gateway's capabilities, both turns' deltas, the read_file progress, a successful end each.
+      expect(live).toMatch(/^capabilities: hermes\.api_server\.capabilities \S+ bearer True True True$/m);
+      expect(live).toContain('AssistantDeltaEvent');
+      expect(live).toMatch(/ToolProgressEvent .*"tool_name":"read_file"/);
+      expect(live.match(/TerminalEvent .*"outcome":"success"/g)).toHaveLength(2);
+      expect(await readFile(cassette, 'utf8')).not.toContain(peer.apiKey as string);
+      expect(replayed).toBe(live);
+    } finally {
+      await peer.close();
+      await model.close();
+    }
+  });
+
+  it('bench drift --peer re-records it and finds nothing moved against the committed recording, verdicts included', async () => {
+    expect(await driftAgainstCommitted('hermes-real', HERMES, 'hermes')).toEqual([]);
   });
 });

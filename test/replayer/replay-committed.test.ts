@@ -43,7 +43,7 @@ const summary = (rows: ReplayCheckRow[]) => rows.map((r) => `${r.harness} ${r.pr
 describe('offline replay of the committed bench cassettes', () => {
   it(`reproduces every manifest verdict through MSW, ${RUNS} times over with identical results`, async () => {
     const first = await replayCheck(CASSETTES, { fetchFor: throughMsw });
-    expect(first.length).toBe(68);
+    expect(first.length).toBe(80);
     expect(first.filter((r) => !r.ok).map((r) => `${r.harness} ${r.probe} ${r.reason}`)).toEqual([]);
     for (let run = 1; run < RUNS; run++) {
       expect(summary(await replayCheck(CASSETTES, { fetchFor: throughMsw }))).toEqual(summary(first));
@@ -56,6 +56,6 @@ describe('offline replay of the committed bench cassettes', () => {
     server.resetHandlers();
     const rows = await replayCheck(CASSETTES);
     expect(rows.filter((r) => !r.ok)).toEqual([]);
-    expect(rows.length).toBe(68);
+    expect(rows.length).toBe(80);
   });
 });

@@ -100,7 +100,7 @@ describe('redaction', () => {
 });
 
 describe('redaction under secret names', () => {
-  it('replaces every leaf under a secret name, and seeks elsewhere only those that look like credentials', () => {
+  it('replaces every leaf under a secret name but the name of a scheme, and seeks elsewhere only those that look like credentials', () => {
     const c = parseCassette(
       serializeCassette({
         version: 1,
@@ -120,7 +120,8 @@ describe('redaction under secret names', () => {
       }),
     );
     expect(c.interactions[0]?.response?.body).toEqual({
-      json: { auth: { type: '<redacted:auth>', key: '<redacted:auth>' }, text: 'a bearer token, then <redacted:auth>' },
+      // A client reads `auth.type` (hermes-agent-api-client refuses capabilities without it); `bearer` gives nothing away.
+      json: { auth: { type: 'bearer', key: '<redacted:auth>' }, text: 'a bearer token, then <redacted:auth>' },
     });
   });
 });

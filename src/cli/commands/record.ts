@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
 import { type Manifest, VERDICT_SYMBOL, type Verdict } from '../../manifest/index.js';
-import { recordTarget, SUITES, suiteForTarget } from '../../suites/index.js';
+import { peerSpecFor, recordTarget, SUITES, suiteForTarget } from '../../suites/index.js';
 import { parseSeed, parseWholeMs } from '../options.js';
 import { runCommand } from '../run-command.js';
 
@@ -85,12 +85,14 @@ from $OPENCODE_SERVER_PASSWORD for --server).
 
 With --peer, tapedeck runs the real vendor server itself (codex app-server,
 opencode serve, the omnigent full server with a runner for --harness
-openai-agents, or the hermes-agent gateway; for the Python servers give the
-entry point of their environment, e.g. test/peers/python/omnigent/.venv/bin/omnigent)
-with a throwaway HOME against its own mock model, so a real server's turns
-run offline; everything it started is stopped at the end. Its cassettes go to
-<out>/<suite>-real/ (openai-agents-real, hermes-real) unless --folder says
-otherwise.
+openai-agents, the omnigent server with its host daemon and the codex TUI in
+tmux for --harness codex-native (codex from $OMNIGENT_CODEX_PATH or PATH), or
+the hermes-agent gateway; for the Python servers give the entry point of
+their environment, e.g. test/peers/python/omnigent/.venv/bin/omnigent) with a
+throwaway HOME against its own mock model, so a real server's turns run
+offline; everything it started is stopped at the end. Its cassettes go to
+<out>/<suite>-real/ (openai-agents-real, codex-native-real, hermes-real)
+unless --folder says otherwise.
 
 Exit codes: 0 no drift, 1 a probe's observed capability differs from the
 declared one (DRIFT), 2 usage error or unreachable server.
@@ -101,7 +103,8 @@ Examples:
   $ bench record --target hermes
   $ bench record --target codex --server ws://127.0.0.1:4500
   $ bench record --target opencode --peer test/peers/node_modules/opencode-linux-x64/bin/opencode
-  $ bench record --harness openai-agents --peer test/peers/python/omnigent/.venv/bin/omnigent`,
+  $ bench record --harness openai-agents --peer test/peers/python/omnigent/.venv/bin/omnigent
+  $ bench record --harness codex-native --peer test/peers/python/omnigent/.venv/bin/omnigent`,
     )
     .action((flags: RecordFlags) =>
       runCommand(async () => {
@@ -137,7 +140,7 @@ Examples:
           process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
         } else {
           process.stdout.write(
-            `${manifest.harness} against ${manifest.target}: cassettes in ${flags.out}/${flags.folder ?? (flags.peer ? suite.peer?.folder : undefined) ?? manifest.harness}/\n\n${verdictTable(manifest)}\n`,
+            `${manifest.harness} against ${manifest.target}: cassettes in ${flags.out}/${flags.folder ?? (flags.peer ? peerSpecFor(suite, flags.harness)?.folder : undefined) ?? manifest.harness}/\n\n${verdictTable(manifest)}\n`,
           );
         }
         return manifest.probes.some((p) => p.verdict === 'DRIFT') ? 1 : 0;

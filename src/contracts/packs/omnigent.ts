@@ -118,10 +118,16 @@ export const omnigentNativeTui: Pack = {
       description: 'response.policy_denied follows the tool call it blocks (and may follow output_item.done)',
       source: `${REF} I19`,
     }),
+    // The route's session.interrupted comes before the harness reacts (I20): the real codex-native turn (0.19.1) still
+    // relays a delta in flight after it. Quiet begins at the harness's own, which names its response.
     never(
       'response.output_text.delta',
-      { after: 'session.interrupted' },
-      { name: 'quiet-after-interrupt', description: 'no text deltas after session.interrupted', source: `${REF} I20, I21` },
+      { after: 'session.interrupted[data.response_id]' },
+      {
+        name: 'quiet-after-interrupt',
+        description: "no text deltas after the harness's session.interrupted (the one naming its response)",
+        source: `${REF} I20, I21`,
+      },
     ),
     pairedBy('response.elicitation_request', ['response.elicitation_resolved'], 'elicitation_id', {
       name: 'elicitation-resolved',

@@ -192,7 +192,8 @@ export const HERMES_PROBES: readonly HermesProbe[] = [
       await reader.untilEnd(turnMs);
       const types = reader.events.map((e) => e.type);
       const status = (await client.call('GET', `/v1/runs/${runId}`)).json.status;
-      if (stop.status !== 200) return no(`POST /v1/runs/${runId}/stop answered ${stop.status}`);
+      // The route template, not the id: the reason reads the same on every recording.
+      if (stop.status !== 200) return no(`POST /v1/runs/{run_id}/stop answered ${stop.status}`);
       if (!types.includes('run.cancelled') || types.includes('run.completed'))
         return no(`the session stream ended ${types.slice(-3).join(', ')}, not run.cancelled`);
       return ok(`stopped over /v1/runs while streaming on the session: run.cancelled, done; status ${String(status)}`);

@@ -21,6 +21,8 @@ export interface DriverTimings {
   /** How long to wait after `response.in_progress` before interrupting. */
   interruptHoldMs: number;
   pollMs: number;
+  /** How long teardown reads a deleted session's stream for its `[DONE]`; the real server (0.19.1) never ends it. */
+  teardownMs: number;
 }
 
 export const LIVE_TIMINGS: DriverTimings = {
@@ -30,6 +32,7 @@ export const LIVE_TIMINGS: DriverTimings = {
   denyObserveMs: 15_000,
   interruptHoldMs: 2000,
   pollMs: 300,
+  teardownMs: 5000,
 };
 
 const OUTPUT_DONE = 'response.output_item.done';
@@ -245,7 +248,7 @@ export class SessionDriver {
     const reader = await openSessionStream(this.baseUrl, this.session, this.client.fetch, 10_000);
     try {
       await this.client.call('DELETE', `/v1/sessions/${this.session}`);
-      await reader.untilEnd(this.timings.turnMs, DONE_GRACE_MS);
+      await reader.untilEnd(this.timings.teardownMs, DONE_GRACE_MS);
     } finally {
       reader.close();
     }

@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { MOCK_KEY } from '../../mock-model/index.js';
+import { UsageError } from '../../errors.js';
+import { codexConfigFor, MOCK_KEY } from '../../mock-model/index.js';
 import { freePort } from '../../net/listen.js';
-import type { PeerSpec } from '../../suite/index.js';
+import type { PeerLaunch, PeerSpec } from '../../suite/index.js';
 import { INTERNAL_ORIGIN } from './session-client.js';
 
 /** The runner id a tunnel binding token authorises, as the server derives it (`token_bound_runner_id`). */
@@ -14,6 +16,49 @@ export const runnerIdFor = (token: string) =>
 async function runnerOnline(url: string, runnerId: string): Promise<boolean> {
   const res = await fetch(`${url}/v1/runners/${runnerId}/status`, { headers: { origin: INTERNAL_ORIGIN } });
   return res.status === 200 && ((await res.json()) as { online?: unknown }).online === true;
+}
+
+/** Folders under the root that `omnigent server` and what it starts write to; harness sockets too (omnigent's default is /tmp/omnigent-<uid>). */
+async function serverLaunch(
+  root: string,
+  env: Record<string, string>,
+  rest: Pick<PeerLaunch, 'companions' | 'isReady'>,
+): Promise<PeerLaunch> {
+  const port = await freePort();
+  return {
+    args: [
+      'server',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--database-uri',
+      `sqlite:///${join(root, 'omnigent.db')}`,
+      '--artifact-location',
+      join(root, 'artifacts'),
+    ],
+    env,
+    listening: /Starting omnigent server on (\S+:\d+)/,
+    urlOf: (hostPort) => `http://${hostPort}`,
+    ...rest,
+  };
+}
+
+/** The environment every omnigent process of a peer shares: everything it writes stays under the root, the mock model is its OpenAI. */
+async function isolatedEnv(root: string, baseEnv: Record<string, string>, modelBaseUrl: string): Promise<Record<string, string>> {
+  const tmp = join(root, 'tmp');
+  const sockets = join(root, 'h');
+  for (const dir of [tmp, join(root, 'artifacts'), sockets]) await mkdir(dir, { recursive: true });
+  return {
+    ...baseEnv,
+    TMPDIR: tmp,
+    // tmux keeps its server socket in $TMUX_TMPDIR, /tmp by default.
+    TMUX_TMPDIR: tmp,
+    OMNIGENT_HARNESS_TMP_PARENT: sockets,
+    OPENAI_API_KEY: MOCK_KEY,
+    OPENAI_BASE_URL: modelBaseUrl,
+    NO_COLOR: '1',
+  };
 }
 
 /**
@@ -29,46 +74,82 @@ export const omnigentPeer: PeerSpec = {
   // Harness sockets go under the root as `h/ap-<32>/conv-<32>.sock`: with /tmp/tdo-XXXXXX that is 96 of the 107 bytes a unix socket path may take.
   rootPrefix: 'tdo-',
   prepare: async (root, { modelBaseUrl, baseEnv, binary }) => {
-    const tmp = join(root, 'tmp');
-    const artifacts = join(root, 'artifacts');
-    // Harness sockets live here; omnigent's default is /tmp/omnigent-<uid>, outside the root.
-    const sockets = join(root, 'h');
-    for (const dir of [tmp, artifacts, sockets]) await mkdir(dir, { recursive: true });
+    const env = await isolatedEnv(root, baseEnv, modelBaseUrl);
     const token = randomBytes(16).toString('hex');
     const runnerId = runnerIdFor(token);
-    // Everything the server and runner write (harness instances, logs) stays under the root.
-    const env = {
-      ...baseEnv,
-      TMPDIR: tmp,
-      OMNIGENT_HARNESS_TMP_PARENT: sockets,
-      OPENAI_API_KEY: MOCK_KEY,
-      OPENAI_BASE_URL: modelBaseUrl,
-      NO_COLOR: '1',
-    };
-    const port = await freePort();
-    return {
-      args: [
-        'server',
-        '--host',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--database-uri',
-        `sqlite:///${join(root, 'omnigent.db')}`,
-        '--artifact-location',
-        artifacts,
-      ],
-      env: { ...env, OMNIGENT_RUNNER_TUNNEL_TOKEN: token },
-      listening: /Starting omnigent server on (\S+:\d+)/,
-      urlOf: (hostPort) => `http://${hostPort}`,
+    return serverLaunch(
+      root,
+      { ...env, OMNIGENT_RUNNER_TUNNEL_TOKEN: token },
+      {
+        companions: (url) => [
+          {
+            command: join(dirname(binary), 'python'),
+            args: ['-m', 'omnigent.runner._entry'],
+            env: { ...env, OMNIGENT_RUNNER_ID: runnerId, OMNIGENT_RUNNER_TUNNEL_BINDING_TOKEN: token, RUNNER_SERVER_URL: url },
+          },
+        ],
+        isReady: (url) => runnerOnline(url, runnerId),
+      },
+    );
+  },
+};
+
+/** The codex CLI the host daemon launches: $OMNIGENT_CODEX_PATH (omnigent's own setting), else the first `codex` on PATH. */
+async function findCodex(): Promise<string> {
+  const candidates = [
+    ...(process.env.OMNIGENT_CODEX_PATH ? [process.env.OMNIGENT_CODEX_PATH] : []),
+    ...(process.env.PATH ?? '')
+      .split(':')
+      .filter(Boolean)
+      .map((dir) => join(dir, 'codex')),
+  ];
+  for (const candidate of candidates)
+    if (
+      await access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
+  throw new UsageError(
+    'codex-native on the real server needs the codex CLI: put codex on PATH or set OMNIGENT_CODEX_PATH=/path/to/codex (npm i -g @openai/codex)',
+  );
+}
+
+/** Whether a host is online with the codex-native harness configured (its CLI found). */
+async function codexHostOnline(url: string): Promise<boolean> {
+  const res = await fetch(`${url}/v1/hosts`, { headers: { origin: INTERNAL_ORIGIN } });
+  if (res.status !== 200) return false;
+  const { hosts } = (await res.json()) as { hosts?: { status?: string; configured_harnesses?: Record<string, unknown> }[] };
+  return (hosts ?? []).some((h) => h.status === 'online' && h.configured_harnesses?.['codex-native'] === true);
+}
+
+/**
+ * The seed bench's native path on the real server: `omnigent server` plus the
+ * host daemon, which starts a runner per session and the real codex TUI in
+ * tmux, all under the peer's root (HOME, tmux socket, harness sockets).
+ * codex answers to the mock model's Responses API through its own config in
+ * `$HOME/.codex`; the daemon finds it on PATH, so the root's `bin/` holds a
+ * link to it.
+ */
+export const omnigentNativePeer: PeerSpec = {
+  folder: 'codex-native-real',
+  title: 'omnigent server',
+  rootPrefix: 'tdn-',
+  prepare: async (root, { modelBaseUrl, baseEnv, binary }) => {
+    const codex = await findCodex();
+    const env = await isolatedEnv(root, baseEnv, modelBaseUrl);
+    const bin = join(root, 'bin');
+    const codexHome = join(baseEnv.HOME as string, '.codex');
+    for (const dir of [bin, codexHome]) await mkdir(dir, { recursive: true });
+    await symlink(codex, join(bin, 'codex'));
+    await writeFile(join(codexHome, 'config.toml'), codexConfigFor(modelBaseUrl));
+    const daemonEnv = { ...env, PATH: `${bin}:${env.PATH}`, CODEX_HOME: codexHome, MOCK_API_KEY: MOCK_KEY };
+    return serverLaunch(root, daemonEnv, {
       companions: (url) => [
-        {
-          command: join(dirname(binary), 'python'),
-          args: ['-m', 'omnigent.runner._entry'],
-          env: { ...env, OMNIGENT_RUNNER_ID: runnerId, OMNIGENT_RUNNER_TUNNEL_BINDING_TOKEN: token, RUNNER_SERVER_URL: url },
-        },
+        { command: join(dirname(binary), 'python'), args: ['-m', 'omnigent.host._daemon_entry', '--server', url], env: daemonEnv },
       ],
-      isReady: (url) => runnerOnline(url, runnerId),
-    };
+      isReady: codexHostOnline,
+    });
   },
 };

@@ -12,7 +12,7 @@ import {
 } from '../../suite/index.js';
 import { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
 import { FULL_SERVER_HARNESSES, findHarness, type HarnessProfile, recordableHarnessIds } from './harnesses.js';
-import { omnigentPeer } from './peer.js';
+import { omnigentNativePeer, omnigentPeer } from './peer.js';
 import { PROBES, type Probe } from './probes.js';
 import { type OmnigentSimulatorOptions, startOmnigentSimulator } from './simulator/index.js';
 
@@ -24,6 +24,7 @@ export const SIMULATOR_TIMINGS: DriverTimings = {
   denyObserveMs: 1000,
   interruptHoldMs: 150,
   pollMs: 20,
+  teardownMs: 5000,
 };
 /** Driver timings against a replay: events are released as soon as they are due, so nothing needs long waits. */
 export const REPLAY_TIMINGS: DriverTimings = {
@@ -33,6 +34,8 @@ export const REPLAY_TIMINGS: DriverTimings = {
   denyObserveMs: 300,
   interruptHoldMs: 1,
   pollMs: 5,
+  // A replayed `[DONE]` is due the moment the DELETE is answered; a real recording has none to wait for.
+  teardownMs: 300,
 };
 /** Driver timings for fuzzing: a turn that takes longer than this is stuck on the variation, and shrinking replays it many times. */
 export const FUZZ_TIMINGS: DriverTimings = { ...REPLAY_TIMINGS, turnMs: 2000, denyObserveMs: 100 };
@@ -42,6 +45,11 @@ const TIMINGS: Record<Pace, DriverTimings> = {
   replay: REPLAY_TIMINGS,
   fuzz: FUZZ_TIMINGS,
 };
+
+/** What a session stream sends as a client connects, before or inside a turn as the race goes. */
+const CONNECT_PREAMBLE = ['session.changed_files.invalidated', 'session.presence'];
+/** What the codex TUI reports as it comes up under omnigent's host daemon. */
+const TUI_STARTUP = ['session.model', 'session.model_options', 'session.mcp_startup', 'session.codex_approval_mode'];
 
 /** Packs that apply to native-tui recordings (checked by `bench verify`). */
 export const NATIVE_TUI_PACKS = ['omnigent/stream', 'omnigent/native-tui'];
@@ -157,21 +165,30 @@ export const omnigentSuite: Suite<Probe> = {
     });
   },
   peer: omnigentPeer,
-  driftNoise: (harness) =>
-    findHarness(harness)?.integrationMode === 'sdk'
-      ? {
-          // The full server's runner reports `running` and the server reports the consumed input on their own clocks (seen both ways in 0.19.1).
-          unordered: [['session.status', 'session.input.consumed']],
-          // After an interrupt it finishes the cancelled response (output item, response.cancelled) in some runs only.
-          sometimes: ['response.cancelled'],
-          // The stream's connect preamble (and a reconnect's) lands before the turn's request or inside it, as the race goes;
-          // and the cancelled response's output item comes in some runs only.
-          unplaced: Object.fromEntries(
-            PROBES.map((p) => [
-              p.name,
-              ['session.changed_files.invalidated', 'session.presence', ...(p.name === 'interrupt' ? ['response.output_item.done'] : [])],
-            ]),
-          ),
-        }
-      : undefined,
+  // The only native-tui vendor CLI the machines have is codex; any other native harness has no real host to run on here.
+  peerOf: (harness) => (harness === 'codex-native' ? omnigentNativePeer : undefined),
+  driftNoise: (harness, { fromSimulator }) => {
+    const mode = findHarness(harness)?.integrationMode;
+    if (mode === 'sdk')
+      return {
+        // The full server's runner reports `running` and the server reports the consumed input on their own clocks (seen both ways in 0.19.1).
+        unordered: [['session.status', 'session.input.consumed']],
+        // After an interrupt it finishes the cancelled response (output item, response.cancelled) in some runs only.
+        sometimes: ['response.cancelled'],
+        // The stream's connect preamble (and a reconnect's) lands before the turn's request or inside it, as the race goes;
+        // and the cancelled response's output item comes in some runs only.
+        unplaced: Object.fromEntries(
+          PROBES.map((p) => [p.name, [...CONNECT_PREAMBLE, ...(p.name === 'interrupt' ? ['response.output_item.done'] : [])]]),
+        ),
+      };
+    if (mode === 'native-tui' && !fromSimulator)
+      return {
+        unordered: [],
+        sometimes: [],
+        // The real server (0.19.1) on the native path: the connect preamble as above, and what the TUI reports as it comes
+        // up (its model, model options, MCP start-up, approval mode), whenever the TUI gets there; seen in and out of the turn.
+        unplaced: Object.fromEntries(PROBES.map((p) => [p.name, [...CONNECT_PREAMBLE, 'session.resource.created', ...TUI_STARTUP]])),
+      };
+    return undefined;
+  },
 };

@@ -80,7 +80,9 @@ describe('bench record against the simulator, through the proxy', () => {
     expect(interrupted).toBeGreaterThan(inProgress);
     expect(events[interrupted]?.after).toBe(interruptSeq);
     expect(events.slice(0, interrupted).every((e) => e.after < (interruptSeq as number))).toBe(true);
-    expect(types.slice(interrupted)).toEqual(['session.interrupted', 'session.status']);
+    // The route's session.interrupted, then codex's own naming its turn (reference I20), then idle.
+    expect(types.slice(interrupted)).toEqual(['session.interrupted', 'session.interrupted', 'session.status']);
+    expect(String(events[interrupted + 1]?.data)).toContain('"response_id":"codex_');
     expect(types).not.toContain('response.output_item.done');
   });
 

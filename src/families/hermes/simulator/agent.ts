@@ -89,7 +89,8 @@ export async function runAgent(prompt: string, ctx: AgentContext): Promise<Agent
     return { outcome: 'failed', error: 'The model provider answered 500 (simulated crash)' };
   }
   if (p.includes('fail')) {
-    tool(ctx, 'terminal', { command: 'cat missing.txt' }, 1, '');
+    // The real gateway reads a file with read_file; the newer build reports its error as tool.failed.
+    tool(ctx, 'read_file', { path: 'missing.txt' }, 1, '{"error": "File not found: missing.txt"}');
     return reply(ctx, 'missing.txt does not exist.');
   }
   if (p.includes('tool') || p.includes('run')) {
@@ -99,9 +100,9 @@ export async function runAgent(prompt: string, ctx: AgentContext): Promise<Agent
   return reply(ctx, `You said: ${prompt}`);
 }
 
-function tool(ctx: AgentContext, name: string, args: { command: string }, exitCode: number, output: string): void {
+function tool(ctx: AgentContext, name: string, args: { command: string } | { path: string }, exitCode: number, output: string): void {
   const callId = `call_${ctx.ids.hex(12)}`;
-  ctx.emit({ kind: 'tool.started', tool: name, callId, preview: preview(args.command), args });
+  ctx.emit({ kind: 'tool.started', tool: name, callId, preview: preview('command' in args ? args.command : args.path), args });
   ctx.emit({
     kind: exitCode === 0 ? 'tool.completed' : 'tool.failed',
     tool: name,

@@ -126,7 +126,7 @@ export class OpenAiRoutes {
       emit('response.output_item.done', { output_index: 2, item: fco });
     }
     for (const w of rest) emit('response.output_text.delta', { ...pos, delta: w, logprobs: [] });
-    emit('response.output_text.done', { ...pos, text: s.text });
+    emit('response.output_text.done', { ...pos, text: s.text, logprobs: [] });
     emit('response.output_item.done', { output_index: 0, item: message });
     emit('response.completed', { response: final });
     sse.end();

@@ -109,6 +109,9 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
       publish('response.output_text.delta', { delta: '', message_id: messageId, index: script.lines.length, final: true });
   } else if (script.kind === 'essay') {
     await pause(LONG_TURN_MS);
+    // codex-native's forwarder acknowledges the interrupt with a second session.interrupted naming codex's turn (I20).
+    if (turn.interrupted && harness.id === 'codex-native')
+      publish('session.interrupted', { data: { requested_at: ids.now(), response_id: `codex_${ids.hex(32)}` } });
     if (!turn.interrupted) {
       if (harness.streaming)
         publish('response.output_text.delta', { delta: script.text, message_id: `msg_${ids.hex(24)}`, index: 0, final: false });
