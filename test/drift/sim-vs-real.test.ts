@@ -37,11 +37,14 @@ describe('simulators against the real servers (bench drift --candidate)', () => 
     },
   );
 
-  it('hermes: the real 0.19.0 gateway differs from the simulator of the newer build only as the pin file explains', async () => {
-    const report = await compare('hermes');
-    expect(report.findings.map(line).sort()).toEqual((await pinned()).filter((l) => l.startsWith('hermes |')).sort());
-    // Every verdict that moved is a probe the real gateway does not earn, and none moved the other way.
-    const real = await loadManifest(join(CASSETTES, 'hermes-real', 'manifest.yaml'));
+  it.each([
+    ['hermes', 'the real 0.19.0 gateway differs from the simulator of the newer build only as the pin file explains'],
+    ['codex-native', "the real omnigent server's native path differs from the simulator only as the pin file explains"],
+  ])('%s: %s', async (suite) => {
+    const report = await compare(suite);
+    expect(report.findings.map(line).sort()).toEqual((await pinned()).filter((l) => l.startsWith(`${suite} |`)).sort());
+    // Every verdict that moved is a probe the real server does not earn, and none moved the other way.
+    const real = await loadManifest(join(CASSETTES, `${suite}-real`, 'manifest.yaml'));
     const notEarned = real.probes.filter((p) => p.verdict !== 'SUPPORTED').map((p) => p.probe);
     expect(report.findings.filter((f) => f.heading === 'verdict').map((f) => f.subject)).toEqual(notEarned);
     // Nothing reordered: where both servers send the same events, they send them in the same order.

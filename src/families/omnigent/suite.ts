@@ -31,14 +31,15 @@ export const REPLAY_TIMINGS: DriverTimings = {
   provisionMs: 2000,
   turnMs: 10_000,
   settleMs: 1,
-  denyObserveMs: 300,
+  // A late policy_denied is released with the events of its cause: a replay has nothing to wait for (fuzzing reads 100 ms too).
+  denyObserveMs: 100,
   interruptHoldMs: 1,
   pollMs: 5,
   // A replayed `[DONE]` is due the moment the DELETE is answered; a real recording has none to wait for.
-  teardownMs: 300,
+  teardownMs: 50,
 };
 /** Driver timings for fuzzing: a turn that takes longer than this is stuck on the variation, and shrinking replays it many times. */
-export const FUZZ_TIMINGS: DriverTimings = { ...REPLAY_TIMINGS, turnMs: 2000, denyObserveMs: 100 };
+export const FUZZ_TIMINGS: DriverTimings = { ...REPLAY_TIMINGS, turnMs: 2000 };
 const TIMINGS: Record<Pace, DriverTimings> = {
   simulated: SIMULATOR_TIMINGS,
   live: LIVE_TIMINGS,

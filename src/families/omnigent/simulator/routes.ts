@@ -36,7 +36,8 @@ function agents() {
       version: 1,
       description: `Native ${h.id} terminal agent`,
       created_at: 1_787_000_000,
-      updated_at: 1_787_000_000,
+      // The real server (0.19.1) leaves an auto-registered agent's updated_at null.
+      updated_at: null,
       harness: h.id,
       mcp_servers: [],
       mcp_servers_editable: false,
@@ -123,7 +124,8 @@ async function postEvent(ctx: SimulatorContext, session: Session, req: IncomingM
 async function policies(ctx: SimulatorContext, session: Session, req: IncomingMessage, res: ServerResponse, policyId?: string) {
   if (req.method === 'DELETE' && policyId) {
     session.policies = session.policies.filter((p) => p.id !== policyId);
-    return sendJson(res, 200, { id: policyId, object: 'session.policy', deleted: true });
+    // The real server (0.19.1) answers a policy's deletion with this alone.
+    return sendJson(res, 200, { deleted: true });
   }
   const view = (p: Session['policies'][number]) => ({
     id: p.id,
@@ -134,7 +136,7 @@ async function policies(ctx: SimulatorContext, session: Session, req: IncomingMe
     enabled: true,
     source: 'session',
     created_at: p.created_at,
-    updated_at: p.created_at,
+    updated_at: null,
     factory_params: p.factory_params,
   });
   if (req.method === 'GET') return sendJson(res, 200, { object: 'list', data: session.policies.map(view) });
@@ -156,9 +158,12 @@ async function ensureTerminal(ctx: SimulatorContext, session: Session, req: Inco
   const body = await readJson(req);
   const name = str(body, 'terminal');
   if (!name) throw validationError('terminal', body);
+  const terminalName = name;
+  const sessionKey = str(body, 'session_key') ?? 'main';
   let terminal = session.terminals.find((t) => t.name === name);
   if (!terminal) {
-    terminal = { id: ctx.ids.hex(), name };
+    // Named as the real server (0.19.1) names it: `terminal_<terminal>_<session key>`.
+    terminal = { id: `terminal_${terminalName}_${sessionKey}`, name };
     session.terminals.push(terminal);
     session.stream.publish('session.resource.created', { resource: { id: terminal.id, type: 'terminal', name } });
   }
@@ -170,8 +175,10 @@ async function ensureTerminal(ctx: SimulatorContext, session: Session, req: Inco
     object: 'session.resource',
     type: 'terminal',
     session_id: session.id,
-    name,
-    metadata: { session_key: str(body, 'session_key') ?? 'main', native: body.ensure_native_terminal === true },
+    name: `${terminalName}:${sessionKey}`,
+    // The real server's (0.19.1) terminal metadata, but for its tmux socket path: the simulator runs no tmux.
+    metadata: { terminal_name: terminalName, session_key: sessionKey, running: true, tmux_target: sessionKey },
+    environment: `env_${terminal.id}`,
     ...(disabled ? { policy_hook_disabled_reason: disabled } : {}),
   });
 }
@@ -216,7 +223,8 @@ export async function route(ctx: SimulatorContext, req: IncomingMessage, res: Se
   try {
     if (method === 'GET' && url.pathname === '/health') return sendJson(res, 200, { status: 'ok' });
     if (method === 'GET' && url.pathname === '/v1/hosts') {
-      const configured = nativeHarnesses().map((h) => h.id);
+      // As the real server (0.19.1) reports them: each harness with true, or why it cannot run.
+      const configured = Object.fromEntries(nativeHarnesses().map((h) => [h.id, true]));
       return sendJson(res, 200, {
         hosts: [
           {
@@ -243,7 +251,7 @@ export async function route(ctx: SimulatorContext, req: IncomingMessage, res: Se
         // Deleting a session ends its streams normally, with [DONE].
         ctx.sessions.delete(session.id);
         session.stream.close();
-        return sendJson(res, 200, { id: session.id, object: 'session', deleted: true });
+        return sendJson(res, 200, { id: session.id, object: 'conversation.deleted', deleted: true });
       }
       if (rest === '' && method === 'GET') {
         return sendJson(res, 200, snapshot(session, url.searchParams.get('include_items') !== 'false'), { 'cache-control': 'no-store' });

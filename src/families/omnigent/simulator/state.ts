@@ -107,7 +107,6 @@ export function newSession(ids: SeededIds, harness: HarnessProfile, hostId: stri
 export function snapshot(session: Session, includeItems: boolean): Record<string, unknown> {
   return {
     id: session.id,
-    object: 'session',
     agent_id: session.agentId,
     agent_name: session.agentName,
     status: session.status,

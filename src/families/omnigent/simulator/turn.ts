@@ -69,6 +69,10 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
   const script = scriptFor(prompt);
   const mutator = session.stream.mutator;
   if (mutator) mutator.turnKind = script.kind;
+  // The real codex-native turn (0.19.1) goes running as the message is posted, before the executor's in_progress;
+  // the reference's trace (in_progress, completed, consumed, then running) stands for the others, which no real server here runs.
+  const runningFirst = harness.id === 'codex-native';
+  if (runningFirst) status('running');
   publish('response.in_progress', { sequence_number: 1, response: response('in_progress') });
   await step();
   publish('response.completed', { sequence_number: 2, response: response('completed') });
@@ -81,7 +85,7 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
     data: { item_id: userItem.id, type: 'message', data: { role: 'user', content }, created_by: null, cleared_pending_id: pendingId },
   });
   await step();
-  status('running');
+  if (!runningFirst) status('running');
   const terminalId = session.terminals[0]?.id ?? null;
   publish('session.terminal.activity', { session_id: session.id, terminal_id: terminalId });
   await step();
@@ -90,6 +94,8 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
     newItem(ids, 'message', responseId, { role: 'assistant', agent: model, content: [{ type: 'output_text', text }] });
 
   if (script.kind === 'reply') {
+    // The real codex TUI (0.19.1) streams even a one-word reply as a delta before its item.
+    if (runningFirst) publish('response.output_text.delta', { delta: script.text, message_id: `msg_${ids.hex(24)}`, index: 0, final: false });
     emitItem(assistant(script.text));
   } else if (script.kind === 'count') {
     const messageId = `msg_${ids.hex(24)}`;
@@ -105,7 +111,8 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
       }
     }
     emitItem(assistant(script.lines.join('')));
-    if (harness.streaming)
+    // A closing empty delta after the item, which the real codex-native turn (0.19.1) does not send.
+    if (harness.streaming && !runningFirst)
       publish('response.output_text.delta', { delta: '', message_id: messageId, index: script.lines.length, final: true });
   } else if (script.kind === 'essay') {
     await pause(LONG_TURN_MS);
