@@ -41,17 +41,21 @@ async function throughMsw(file: string): Promise<ReplayDoor> {
 const summary = (rows: ReplayCheckRow[]) => rows.map((r) => `${r.harness} ${r.probe} ${r.replayed} ${r.reason}`);
 
 describe('offline replay of the committed bench cassettes', () => {
-  it(`reproduces every manifest verdict through MSW, ${RUNS} times over with identical results`, async () => {
-    const first = await replayCheck(CASSETTES, { fetchFor: throughMsw });
-    expect(first.length).toBe(80);
-    expect(first.filter((r) => !r.ok).map((r) => `${r.harness} ${r.probe} ${r.reason}`)).toEqual([]);
-    for (let run = 1; run < RUNS; run++) {
-      expect(summary(await replayCheck(CASSETTES, { fetchFor: throughMsw }))).toEqual(summary(first));
-    }
-    expect(engines.flatMap((e) => e.misses.map((m) => m.message))).toEqual([]);
-    expect(engines.flatMap((e) => e.unused())).toEqual([]);
-    // About 2 s a pass on a loaded 2-core machine, with room to spare.
-  }, Math.max(120_000, RUNS * 5000));
+  it(
+    `reproduces every manifest verdict through MSW, ${RUNS} times over with identical results`,
+    async () => {
+      const first = await replayCheck(CASSETTES, { fetchFor: throughMsw });
+      expect(first.length).toBe(80);
+      expect(first.filter((r) => !r.ok).map((r) => `${r.harness} ${r.probe} ${r.reason}`)).toEqual([]);
+      for (let run = 1; run < RUNS; run++) {
+        expect(summary(await replayCheck(CASSETTES, { fetchFor: throughMsw }))).toEqual(summary(first));
+      }
+      expect(engines.flatMap((e) => e.misses.map((m) => m.message))).toEqual([]);
+      expect(engines.flatMap((e) => e.unused())).toEqual([]);
+      // About 2 s a pass on a loaded 2-core machine, with room to spare.
+    },
+    Math.max(120_000, RUNS * 5000),
+  );
 
   it('reproduces every manifest verdict through the undici dispatcher door', async () => {
     server.resetHandlers();

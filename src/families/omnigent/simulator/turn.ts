@@ -95,7 +95,8 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
 
   if (script.kind === 'reply') {
     // The real codex TUI (0.19.1) streams even a one-word reply as a delta before its item.
-    if (runningFirst) publish('response.output_text.delta', { delta: script.text, message_id: `msg_${ids.hex(24)}`, index: 0, final: false });
+    if (runningFirst)
+      publish('response.output_text.delta', { delta: script.text, message_id: `msg_${ids.hex(24)}`, index: 0, final: false });
     emitItem(assistant(script.text));
   } else if (script.kind === 'count') {
     const messageId = `msg_${ids.hex(24)}`;
