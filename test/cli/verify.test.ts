@@ -20,9 +20,7 @@ describe('bench verify', () => {
     await writeFile(join(dir, 'policy_deny.yaml'), edited);
     const r = await runBench(['verify', dir]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toContain(
-      'omnigent/native-tui denied-after-call: response.policy_denied without an earlier response.output_item.done',
-    );
+    expect(r.stdout).toContain('omnigent/native-tui denied-after-input: response.policy_denied without an earlier session.input.consumed');
     expect(r.stdout.trim().split('\n').at(-1)).toMatch(/violations$/);
   });
 

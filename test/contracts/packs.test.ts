@@ -287,7 +287,7 @@ describe('reports', () => {
           >    4 response.in_progress
                5 session.input.consumed
                6 session.status
-      ✗ cassettes/x/deny.yaml #1 event 3: omnigent/native-tui denied-after-call: response.policy_denied without an earlier response.output_item.done
+      ✗ cassettes/x/deny.yaml #1 event 3: omnigent/native-tui denied-after-input: response.policy_denied without an earlier session.input.consumed
                1 response.in_progress
                2 response.completed
           >    3 response.policy_denied

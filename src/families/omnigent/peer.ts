@@ -2,8 +2,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { stringify } from 'yaml';
 import { UsageError } from '../../errors.js';
-import { codexConfigFor, MOCK_KEY } from '../../mock-model/index.js';
+import { codexConfigFor, MOCK_KEY, MOCK_MODEL } from '../../mock-model/index.js';
 import { freePort } from '../../net/listen.js';
 import type { PeerLaunch, PeerSpec } from '../../suite/index.js';
 import { INTERNAL_ORIGIN } from './session-client.js';
@@ -116,6 +117,25 @@ async function findCodex(): Promise<string> {
   );
 }
 
+/** omnigent's `providers:` config: the mock model as the default provider of the openai family (native codex among its users). */
+const omnigentProviderConfig = (modelBaseUrl: string) =>
+  stringify({
+    providers: {
+      mock: {
+        kind: 'local',
+        default: true,
+        openai: {
+          base_url: modelBaseUrl,
+          api_key: MOCK_KEY,
+          wire_api: 'responses',
+          models: { default: MOCK_MODEL },
+          // A price for the mock model, so the server can report what a turn cost (per million tokens, USD).
+          pricing: { input_per_million: 1, output_per_million: 4 },
+        },
+      },
+    },
+  });
+
 /** Whether a host is online with the codex-native harness configured (its CLI found). */
 async function codexHostOnline(url: string): Promise<boolean> {
   const res = await fetch(`${url}/v1/hosts`, { headers: { origin: INTERNAL_ORIGIN } });
@@ -144,7 +164,18 @@ export const omnigentNativePeer: PeerSpec = {
     for (const dir of [bin, codexHome]) await mkdir(dir, { recursive: true });
     await symlink(codex, join(bin, 'codex'));
     await writeFile(join(codexHome, 'config.toml'), codexConfigFor(modelBaseUrl));
-    const daemonEnv = { ...env, PATH: `${bin}:${env.PATH}`, CODEX_HOME: codexHome, MOCK_API_KEY: MOCK_KEY };
+    // omnigent picks codex's model from its own provider config, else its catalog's default (gpt-5.6-sol, for which
+    // codex 0.171.0 offers the model no tools): a local provider for the openai family names the mock model.
+    const configHome = join(root, 'omnigent-config');
+    await mkdir(configHome, { recursive: true });
+    await writeFile(join(configHome, 'config.yaml'), omnigentProviderConfig(modelBaseUrl));
+    const daemonEnv = {
+      ...env,
+      PATH: `${bin}:${env.PATH}`,
+      CODEX_HOME: codexHome,
+      MOCK_API_KEY: MOCK_KEY,
+      OMNIGENT_CONFIG_HOME: configHome,
+    };
     return serverLaunch(root, daemonEnv, {
       companions: (url) => [
         { command: join(dirname(binary), 'python'), args: ['-m', 'omnigent.host._daemon_entry', '--server', url], env: daemonEnv },
