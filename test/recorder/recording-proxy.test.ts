@@ -199,4 +199,30 @@ describe('recording proxy', () => {
     await events.cancel();
     await expect.poll(() => proxy.cassette().interactions[0]?.response?.stream?.end).toBe('client-closed');
   });
+
+  it('records a stream the client let go of just before the stop as closed by the client, not by the proxy', async () => {
+    // A probe that closes its stream and returns at once: the stop comes before the proxy has heard the close.
+    const { proxy } = await setup((req, res) => {
+      sseHead(res);
+      res.write('data: first\n\n');
+    });
+    const controller = new AbortController();
+    const events = eventReader((await fetch(`${proxy.url}/stream`, { signal: controller.signal })).body as ReadableStream<Uint8Array>);
+    expect((await events.next())?.data).toBe('first');
+    controller.abort();
+    const cassette = await proxy.close();
+    expect(cassette.interactions[0]?.response?.stream?.end).toBe('client-closed');
+  });
+
+  it('still ends a stream its client keeps open as proxy-closed when stopped', async () => {
+    const { proxy } = await setup((req, res) => {
+      sseHead(res);
+      res.write('data: first\n\n');
+    });
+    const events = eventReader((await fetch(`${proxy.url}/stream`)).body as ReadableStream<Uint8Array>);
+    expect((await events.next())?.data).toBe('first');
+    const cassette = await proxy.close();
+    expect(cassette.interactions[0]?.response?.stream?.end).toBe('proxy-closed');
+    await events.cancel().catch(() => {});
+  });
 });
