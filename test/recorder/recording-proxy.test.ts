@@ -202,7 +202,7 @@ describe('recording proxy', () => {
 
   it('records a stream the client let go of just before the stop as closed by the client, not by the proxy', async () => {
     // A probe that closes its stream and returns at once: the stop comes before the proxy has heard the close.
-    const { proxy } = await setup((req, res) => {
+    const { proxy } = await setup((_req, res) => {
       sseHead(res);
       res.write('data: first\n\n');
     });
@@ -215,7 +215,7 @@ describe('recording proxy', () => {
   });
 
   it('still ends a stream its client keeps open as proxy-closed when stopped', async () => {
-    const { proxy } = await setup((req, res) => {
+    const { proxy } = await setup((_req, res) => {
       sseHead(res);
       res.write('data: first\n\n');
     });
