@@ -1,6 +1,6 @@
 import { unsupported as no, supported as ok, type SuiteObservation } from '../../manifest/observation.js';
 import { ServerResponseError } from '../../suite/errors.js';
-import type { StreamEvent } from '../../suite/stream-reader.js';
+import type { StreamEvent, StreamReader } from '../../suite/stream-reader.js';
 import type { HermesClient } from './client.js';
 
 export const HERMES_PROBE_NAMES = [
@@ -22,6 +22,19 @@ export interface HermesProbe {
 }
 
 const terminalRun = (e: StreamEvent) => e.type === 'run.completed' || e.type === 'run.failed' || e.type === 'run.cancelled';
+
+/** How long a run's events stream may take to close after its terminal event. */
+const STREAM_CLOSE_MS = 2000;
+
+/**
+ * Reads a run's events to their end before letting go: the gateway follows the
+ * terminal event with `: stream closed` and closes (reference invariant 21), and
+ * a client that hung up first would record that only as a race goes.
+ */
+async function closeAfterEnd(events: StreamReader): Promise<void> {
+  await events.untilEnd(STREAM_CLOSE_MS);
+  events.close();
+}
 const errorCode = (json: Record<string, unknown>) => (json.error as { code?: unknown } | undefined)?.code;
 
 /** Creates a session for the session chat stream; returns its id. */
@@ -133,7 +146,7 @@ export const HERMES_PROBES: readonly HermesProbe[] = [
       if (answered?.status !== 200)
         return no(`answering the clarify prompt failed: ${JSON.stringify(answered?.json ?? 'no pending control')}`);
       const end = await events.waitFor(terminalRun, turnMs);
-      events.close();
+      await closeAfterEnd(events);
       if (end?.type !== 'run.completed') return no(`the run ended with ${end?.type ?? 'nothing'} after the answer`);
       // The final text is run.completed's output; the deltas carry it too, should a server leave output out.
       const deltas = events.events.filter((e) => e.type === 'message.delta').map((e) => String(e.data.delta ?? ''));
@@ -154,7 +167,7 @@ export const HERMES_PROBES: readonly HermesProbe[] = [
       if (view.json.status !== 'waiting_for_approval') return no(`status was ${String(view.json.status)} while the approval was pending`);
       if (answered?.status !== 200) return no(`approving failed: ${JSON.stringify(answered?.json ?? 'no pending control')}`);
       const end = await events.waitFor(terminalRun, turnMs);
-      events.close();
+      await closeAfterEnd(events);
       return end?.type === 'run.completed'
         ? ok('waiting_for_approval, approved once, run.completed')
         : no(`the run ended with ${end?.type ?? 'nothing'}`);
