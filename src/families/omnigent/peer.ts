@@ -19,7 +19,7 @@ async function runnerOnline(url: string, runnerId: string): Promise<boolean> {
   return res.status === 200 && ((await res.json()) as { online?: unknown }).online === true;
 }
 
-/** Folders under the root that `omnigent server` and what it starts write to; harness sockets too (omnigent's default is /tmp/omnigent-<uid>). */
+/** How `omnigent server` is launched for a peer: its database and artifacts under the root, on a free 127.0.0.1 port. */
 async function serverLaunch(
   root: string,
   env: Record<string, string>,

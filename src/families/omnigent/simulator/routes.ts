@@ -158,12 +158,11 @@ async function ensureTerminal(ctx: SimulatorContext, session: Session, req: Inco
   const body = await readJson(req);
   const name = str(body, 'terminal');
   if (!name) throw validationError('terminal', body);
-  const terminalName = name;
   const sessionKey = str(body, 'session_key') ?? 'main';
   let terminal = session.terminals.find((t) => t.name === name);
   if (!terminal) {
     // Named as the real server (0.19.1) names it: `terminal_<terminal>_<session key>`.
-    terminal = { id: `terminal_${terminalName}_${sessionKey}`, name };
+    terminal = { id: `terminal_${name}_${sessionKey}`, name };
     session.terminals.push(terminal);
     session.stream.publish('session.resource.created', { resource: { id: terminal.id, type: 'terminal', name } });
   }
@@ -175,9 +174,9 @@ async function ensureTerminal(ctx: SimulatorContext, session: Session, req: Inco
     object: 'session.resource',
     type: 'terminal',
     session_id: session.id,
-    name: `${terminalName}:${sessionKey}`,
+    name: `${name}:${sessionKey}`,
     // The real server's (0.19.1) terminal metadata, but for its tmux socket path: the simulator runs no tmux.
-    metadata: { terminal_name: terminalName, session_key: sessionKey, running: true, tmux_target: sessionKey },
+    metadata: { terminal_name: name, session_key: sessionKey, running: true, tmux_target: sessionKey },
     environment: `env_${terminal.id}`,
     ...(disabled ? { policy_hook_disabled_reason: disabled } : {}),
   });
