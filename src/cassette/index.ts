@@ -8,6 +8,7 @@ export {
   currentFolders,
   folderRestorer,
   type MachineFolders,
+  machineNamesIn,
   makePortable,
   type PlaceholderMapper,
   placeholderMapper,

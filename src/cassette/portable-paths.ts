@@ -35,12 +35,39 @@ function escapePlaceholders(s: string): string {
 /** Field names under which a server reports the machine it runs on. */
 const HOST_KEYS = 'host|hostname|host_name|server_?name|machine|machine_?name|node_?name|computer_?name';
 const HOST_KEY = new RegExp(`^(?:${HOST_KEYS})$`, 'i');
+/** A machine's own name, in an object that is one: `{"hosts":[{"name":"vm"}]}` (omnigent's `/v1/hosts`). */
+const NAME_KEY = /^(?:name|display_?name)$/i;
+const HOST_OWNER = /^(?:hosts?|machines?|nodes?|computers?)$/i;
 
-/** Maps the strings of recorded data: `text` for whole texts, `value` for a JSON string under a key, `key` for a JSON key. */
+/** Whether a JSON string under `key`, in an object held by `owner`, stands for a machine. */
+const namesAHost = (key: string | undefined, owner: string | undefined) =>
+  key !== undefined && (HOST_KEY.test(key) || (NAME_KEY.test(key) && owner !== undefined && HOST_OWNER.test(owner)));
+
+/** Maps the strings of recorded data: `text` for whole texts, `value` for a JSON string under a key (in an object held by `owner`), `key` for a JSON key. */
 export interface PlaceholderMapper {
   text(s: string): string;
-  value(s: string, key: string | undefined): string;
+  value(s: string, key: string | undefined, owner?: string): string;
   key(k: string): string;
+}
+
+/** A JSON text's strings that stand for a machine named `host`, found by reading the text (a text is mapped as text, to keep its bytes). */
+function hostNamedInJson(s: string, host: string): boolean {
+  const t = s.trimStart();
+  if (t[0] !== '{' && t[0] !== '[') return false;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(s);
+  } catch {
+    return false;
+  }
+  let found = false;
+  mapJsonStrings(doc, {
+    value: (v, key, owner) => {
+      if (v === host && NAME_KEY.test(key ?? '') && HOST_OWNER.test(owner ?? '')) found = true;
+      return v;
+    },
+  });
+  return found;
 }
 
 /**
@@ -56,6 +83,8 @@ export function placeholderMapper(folders: MachineFolders): PlaceholderMapper {
   const host = validHost(folders.host);
   const inUrl = host ? new RegExp(`(?<=://(?:[^@/\\s"'<>]*@)?)${escapeRegExp(host)}(?=[:/?#"'\\s]|$)`, 'g') : undefined;
   const inJsonText = host ? new RegExp(`("(?:${HOST_KEYS})"\\s*:\\s*")${escapeRegExp(host)}(?=")`, 'gi') : undefined;
+  // A name field is the host only inside a host's object, which only reading the JSON tells.
+  const nameInJsonText = host ? new RegExp(`("(?:name|display_?name)"\\s*:\\s*")${escapeRegExp(host)}(?=")`, 'gi') : undefined;
   const base = (s: string) => {
     let r = paths(escapePlaceholders(s));
     if (host && inUrl && r.includes(host) && r.includes('://')) r = r.replace(inUrl, '<host>');
@@ -63,10 +92,12 @@ export function placeholderMapper(folders: MachineFolders): PlaceholderMapper {
   };
   return {
     text: (s) => {
-      const r = base(s);
-      return host && inJsonText && r.includes(host) ? r.replace(inJsonText, '$1<host>') : r;
+      let r = base(s);
+      if (!host || !inJsonText || !nameInJsonText || !r.includes(host)) return r;
+      r = r.replace(inJsonText, '$1<host>');
+      return r.includes(host) && hostNamedInJson(s, host) ? r.replace(nameInJsonText, '$1<host>') : r;
     },
-    value: (s, key) => (host && s === host && key !== undefined && HOST_KEY.test(key) ? '<host>' : base(s)),
+    value: (s, key, owner) => (host && s === host && namesAHost(key, owner) ? '<host>' : base(s)),
     key: base,
   };
 }
@@ -108,6 +139,29 @@ function portableVisitor(m: PlaceholderMapper): InteractionVisitor {
 export function portablePass(folders: MachineFolders = currentFolders()): { visitor: InteractionVisitor; text: (s: string) => string } {
   const m = placeholderMapper(folders);
   return { visitor: portableVisitor(m), text: m.text };
+}
+
+/**
+ * The names of this machine (its host name, its workspace, home and temp
+ * folders) that a cassette still spells out where `makePortable` would have
+ * put a placeholder: what a committed cassette must not hold.
+ */
+export function machineNamesIn(cassette: Cassette, folders: MachineFolders = currentFolders()): string[] {
+  const m = placeholderMapper(folders);
+  const found = new Set<string>();
+  // Recorded text that read like a placeholder comes out with more brackets: a single-bracketed one is a name the pass replaced.
+  const watch =
+    <A extends unknown[]>(f: (s: string, ...rest: A) => string) =>
+    (s: string, ...rest: A) => {
+      const r = f(s, ...rest);
+      if (r !== s)
+        for (const [, open, name, close] of r.matchAll(PLACEHOLDER_RUN))
+          if (open?.length === 1 && close?.length === 1) found.add(folders[name as keyof MachineFolders] ?? String(name));
+      return s;
+    };
+  const visitor = portableVisitor({ text: watch(m.text), value: watch(m.value), key: watch(m.key) });
+  for (const i of cassette.interactions) visitInteraction(i, visitor);
+  return [...found];
 }
 
 /** `makePortable` for one interaction at a time. */

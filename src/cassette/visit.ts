@@ -74,18 +74,20 @@ export function visitInteraction(i: Interaction, v: InteractionVisitor): Interac
 
 /**
  * A JSON value with every string (and, with `key`, every object key) mapped;
- * `value` is told the key the string stands under, if any, and may return a
+ * `value` is told the key the string stands under, if any, and the key that
+ * holds its object (`hosts` for `{"hosts":[{"name":…}]}`), and may return a
  * value of another type.
  */
 export function mapJsonStrings(
   value: unknown,
-  f: { value(s: string, key: string | undefined): unknown; key?(k: string): string },
+  f: { value(s: string, key: string | undefined, owner: string | undefined): unknown; key?(k: string): string },
   key?: string,
+  owner?: string,
 ): unknown {
-  if (typeof value === 'string') return f.value(value, key);
-  if (Array.isArray(value)) return value.map((v) => mapJsonStrings(v, f, key));
+  if (typeof value === 'string') return f.value(value, key, owner);
+  if (Array.isArray(value)) return value.map((v) => mapJsonStrings(v, f, key, owner));
   if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [f.key ? f.key(k) : k, mapJsonStrings(v, f, k)]));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [f.key ? f.key(k) : k, mapJsonStrings(v, f, k, key)]));
   return value;
 }
 

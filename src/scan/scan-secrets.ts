@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { type Cassette, makeRedactor, parseCassette, type RedactionConfig } from '../cassette/index.js';
+import { type Cassette, currentFolders, machineNamesIn, makeRedactor, parseCassette, type RedactionConfig } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 
 export interface SecretFinding {
@@ -90,7 +90,8 @@ function parsedDocuments(text: string): unknown[] {
  * Looks for anything secret in files, as the safety net for CI: credential
  * shapes in the text, in every string of the file as YAML or JSON reads it
  * (escapes, quoting) and in decoded base64; in cassettes, values of secret
- * headers, query parameters and JSON fields that were not redacted.
+ * headers, query parameters and JSON fields that were not redacted, and
+ * this machine's host name or folders where a recording puts a placeholder.
  * `exempt` only applies with `honourExempt`: a CI check should not be
  * silenced by the config it checks.
  */
@@ -101,6 +102,7 @@ export async function scanForSecrets(
 ): Promise<ScanReport> {
   const rules = config && !options.honourExempt ? { ...config, exempt: [] } : config;
   const redactor = makeRedactor(rules);
+  const folders = currentFolders();
   const findings: SecretFinding[] = [];
   const warnings: string[] = [];
   const files = (await Promise.all(paths.map(everyFile))).flat();
@@ -142,6 +144,9 @@ export async function scanForSecrets(
       }
     }
     for (const { value, kind } of cassette ? redactor.findSecrets(cassette) : []) add(value, kind);
+    // A committed cassette is portable: this machine's host name and folders stand as placeholders.
+    for (const name of cassette ? machineNamesIn(cassette, folders) : [])
+      add(name, name === folders.host ? "this machine's host name" : 'a folder of this machine');
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
   return { findings, warnings, files: files.length };

@@ -14,6 +14,8 @@ export function machineTextArb(folders: MachineFolders): fc.Arbitrary<string> {
     `{"${host}":1}`,
     `"host":"${host}"`,
     `"serverName": "${host}"`,
+    `{"hosts":[{"name":"${host}"}]}`,
+    `"name":"${host}"`,
     `http://${host}:8080/`,
     `ws://u@${host}/`,
     folders.workspace,

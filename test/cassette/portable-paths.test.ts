@@ -46,6 +46,29 @@ describe('portable paths', () => {
     expect(m.text('http://vmware.com/ http://a.vm/')).toBe('http://vmware.com/ http://a.vm/');
   });
 
+  it("names the host where a host's own object gives it as its name, in a body or in a JSON text", () => {
+    const m = placeholderMapper({ ...ana, host: 'vm' });
+    expect(m.value('vm', 'name', 'hosts')).toBe('<host>');
+    expect(m.value('vm', 'name', 'agents')).toBe('vm');
+    expect(m.text('{"hosts":[{"host_id":"h1","name":"vm"}]}')).toBe('{"hosts":[{"host_id":"h1","name":"<host>"}]}');
+    expect(m.text('{"agents":[{"name":"vm"}]}')).toBe('{"agents":[{"name":"vm"}]}');
+    const body = makePortable(
+      {
+        version: 1,
+        meta: { recorder: 't', target: 't', recordedAt: 't' },
+        interactions: [
+          {
+            seq: 1,
+            request: { method: 'GET', path: '/v1/hosts', headers: {} },
+            response: { status: 200, headers: {}, body: { json: { hosts: [{ name: 'vm', owner: 'vm' }] } } },
+          },
+        ],
+      } as Cassette,
+      { ...ana, host: 'vm' },
+    ).interactions[0]?.response?.body;
+    expect(body).toEqual({ json: { hosts: [{ name: '<host>', owner: 'vm' }] } });
+  });
+
   it('leaves localhost and addresses alone: they name no machine', () => {
     expect(placeholderMapper({ ...ana, host: 'localhost' }).value('localhost', 'host')).toBe('localhost');
     expect(placeholderMapper({ ...ana, host: '10.0.0.1' }).value('10.0.0.1', 'host')).toBe('10.0.0.1');

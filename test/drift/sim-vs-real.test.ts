@@ -47,8 +47,7 @@ describe('simulators against the real servers (bench drift --candidate)', () => 
     const real = await loadManifest(join(CASSETTES, `${suite}-real`, 'manifest.yaml'));
     const notEarned = real.probes.filter((p) => p.verdict !== 'SUPPORTED').map((p) => p.probe);
     expect(report.findings.filter((f) => f.heading === 'verdict').map((f) => f.subject)).toEqual(notEarned);
-    // Where both send the same events, in the same order, but for what the pin file lists as a simulator gap.
-    const reordered = report.findings.filter((f) => f.heading === 'ordering').map((f) => f.subject);
-    expect(reordered).toEqual(suite === 'codex-native' ? ['response.output_item.done in policy_ask'] : []);
+    // Where both send the same events, they send them in the same order.
+    expect(report.findings.filter((f) => f.heading === 'ordering')).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCassette, serializeCassette } from '../../src/cassette/index.js';
@@ -127,6 +127,33 @@ describe('redaction under secret names', () => {
 });
 
 describe('bench scan', () => {
+  it("finds this machine's host name and folders in a cassette, and a recording through the proxy holds none", async () => {
+    const machine = { host: hostname(), workspace: process.cwd() };
+    const answer = JSON.stringify({ hosts: [{ host_id: 'h1', name: machine.host }], workspace: `${machine.workspace}/run` });
+    const server = await startServer(async (req, res) => {
+      await readBody(req);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(answer);
+    });
+    cleanups.push(() => server.close());
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-scan-machine-'));
+    const proxy = await startRecordingProxy({ target: server.url });
+    expect(await (await fetch(`${proxy.url}/v1/hosts`)).text()).toBe(answer);
+    await writeFile(join(dir, 'recorded.yaml'), serializeCassette(await proxy.close()));
+    const clean = await runBench(['scan', join(dir, 'recorded.yaml')]);
+    expect([clean.code, clean.stdout]).toEqual([0, 'no secrets found in 1 files\n']);
+
+    // The same answer written as is, not as the recorder writes it.
+    const recorded = parseCassette(await readFile(join(dir, 'recorded.yaml'), 'utf8'));
+    const raw = recorded.interactions.map((i) => ({ ...i, response: i.response && { ...i.response, body: { json: JSON.parse(answer) } } }));
+    await writeFile(join(dir, 'by-hand.yaml'), serializeCassette({ ...recorded, interactions: raw }));
+    const r = await runBench(['scan', join(dir, 'by-hand.yaml')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`this machine's host name (${machine.host.slice(0, 6)}…)`);
+    expect(r.stdout).toContain('a folder of this machine');
+    expect(r.stdout).toMatch(/2 possible secrets or machine names found in 1 files\n$/);
+  });
+
   it('is clean on the committed cassettes', async () => {
     const r = await runBench(['scan', 'cassettes']);
     expect(r.stdout).toMatch(/^no secrets found in \d+ files\n$/);

@@ -7,7 +7,7 @@ export function registerScan(program: Command): void {
   program
     .command('scan')
     .description(
-      'look for secrets in cassettes (or any text files): credential shapes, unredacted secret headers, query parameters and JSON fields',
+      "look for secrets in cassettes (or any text files): credential shapes, unredacted secret headers, query parameters and JSON fields, and this machine's host name or folders left in a cassette",
     )
     .argument('[paths...]', 'files or folders', ['cassettes'])
     .option('--config <file>', 'JSON config whose "redact" section adds rules (default tapedeck.config.json if present)')
@@ -17,7 +17,7 @@ export function registerScan(program: Command): void {
     )
     .addHelpText(
       'after',
-      '\nEvery file is read, hidden folders and any name included (.bak, .journal, .json, .har), as text, as YAML or JSON would read it (escapes and quoting undone) and with base64 bodies decoded; a file that looks like a cassette but is not a valid one is reported on stderr and scanned all the same.\n\nExit codes: 0 clean, 1 a secret found, 2 bad input. Fit for a pre-commit hook.\n\nExample:\n  $ bench scan cassettes',
+      '\nEvery file is read, hidden folders and any name included (.bak, .journal, .json, .har), as text, as YAML or JSON would read it (escapes and quoting undone) and with base64 bodies decoded; a file that looks like a cassette but is not a valid one is reported on stderr and scanned all the same.\n\nExit codes: 0 clean, 1 a secret or a name of this machine found, 2 bad input. Fit for a pre-commit hook.\n\nExample:\n  $ bench scan cassettes',
     )
     .action((paths: string[], flags: { config?: string; honourExempt?: boolean }) =>
       runCommand(async () => {
@@ -30,7 +30,9 @@ export function registerScan(program: Command): void {
             `${f.file}:${f.line}: ${f.kind} (${f.preview}); re-record, or redact it by hand and check with bench scan\n`,
           );
         process.stdout.write(
-          findings.length ? `${findings.length} possible secrets found in ${files} files\n` : `no secrets found in ${files} files\n`,
+          findings.length
+            ? `${findings.length} possible secrets or machine names found in ${files} files\n`
+            : `no secrets found in ${files} files\n`,
         );
         return findings.length ? 1 : 0;
       }),

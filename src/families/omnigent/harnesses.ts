@@ -23,6 +23,12 @@ export const harnessProfileSchema = z.strictObject({
   mirrorsToolCalls: z.boolean(),
   /** Whether the vendor reports usage (tokens, and cost when priced). */
   reportsCost: z.boolean(),
+  /**
+   * The turn the simulator plays: the reference's trace, or the one recorded
+   * from the real server with this vendor behind it (`codex-real`: omnigent
+   * 0.19.1 driving the codex TUI), where the two differ.
+   */
+  trace: z.enum(['reference', 'codex-real']),
 });
 export type HarnessProfile = z.infer<typeof harnessProfileSchema>;
 
@@ -30,7 +36,7 @@ function native(
   id: string,
   auth: HarnessProfile['auth'],
   shellTool: string,
-  opts: Partial<Pick<HarnessProfile, 'streaming' | 'lazyChat' | 'mirrorsToolCalls'>> = {},
+  opts: Partial<Pick<HarnessProfile, 'streaming' | 'lazyChat' | 'mirrorsToolCalls' | 'trace'>> = {},
 ): HarnessProfile {
   return {
     id,
@@ -43,6 +49,7 @@ function native(
     mirrorsToolCalls: opts.mirrorsToolCalls ?? shellTool !== '',
     // Only vendors that run on omnigent's own credential are priced by the server.
     reportsCost: auth === 'omnigent-credential',
+    trace: opts.trace ?? 'reference',
   };
 }
 
@@ -59,6 +66,7 @@ function sdk(id: string): HarnessProfile {
     mirrorsToolCalls: true,
     // Checked on the real full server (0.19.1): openai-agents reports usage as tokens, with a cost only for a model it prices.
     reportsCost: id !== 'openai-agents',
+    trace: 'reference',
   };
 }
 
@@ -66,10 +74,11 @@ function sdk(id: string): HarnessProfile {
  * Every harness of the reference's table. Native-tui streaming follows which
  * forwarders post deltas (claude, codex, pi, antigravity); kiro and qwen mirror
  * no tool_use items (omnigent #2096); cursor has no shell probe and chats lazily.
+ * codex-native plays what the real server showed with the codex TUI behind it.
  */
 export const HARNESS_PROFILES: readonly HarnessProfile[] = [
   native('claude-native', 'omnigent-credential', 'Bash'),
-  native('codex-native', 'omnigent-credential', 'shell'),
+  native('codex-native', 'omnigent-credential', 'shell', { trace: 'codex-real' }),
   native('pi-native', 'session-scoped-config', 'Bash'),
   native('cursor-native', 'own-auth', '', { streaming: false, lazyChat: true }),
   native('kiro-native', 'own-auth', 'shell', { streaming: false, mirrorsToolCalls: false }),

@@ -67,7 +67,7 @@ describe('bench record against the simulator, through the proxy', () => {
     expect(last && 'json' in last && typeof (last.json as { external_session_id: unknown }).external_session_id).toBe('string');
   });
 
-  it('interrupts mid-turn: after in_progress, before the turn ends, with no reply item', async () => {
+  it('interrupts mid-turn: after in_progress, before the turn ends, keeping only what was written', async () => {
     const { outDir } = await verdicts('codex-native', { probes: ['interrupt'] });
     const cassette = await loadCassette(join(outDir, 'codex-native', 'interrupt.yaml'));
     const interruptSeq = cassette.interactions.find((i) => JSON.stringify(i.request.body ?? '').includes('"interrupt"'))?.seq;
@@ -80,9 +80,26 @@ describe('bench record against the simulator, through the proxy', () => {
     expect(interrupted).toBeGreaterThan(inProgress);
     expect(events[interrupted]?.after).toBe(interruptSeq);
     expect(events.slice(0, interrupted).every((e) => e.after < (interruptSeq as number))).toBe(true);
-    // The route's session.interrupted, then codex's own naming its turn (reference I20), then idle.
-    expect(types.slice(interrupted)).toEqual(['session.interrupted', 'session.interrupted', 'session.status']);
-    expect(String(events[interrupted + 1]?.data)).toContain('"response_id":"codex_');
+    // As the real codex-native turn (0.19.1): the route's session.interrupted, a delta in flight, codex's own naming
+    // its turn (reference I20), the text written so far as an interrupted item, then idle.
+    expect(types.slice(interrupted)).toEqual([
+      'session.interrupted',
+      'response.output_text.delta',
+      'session.interrupted',
+      'response.output_item.done',
+      'session.status',
+    ]);
+    expect(String(events[interrupted + 2]?.data)).toContain('"response_id":"codex_');
+    const item = JSON.parse(String(events[interrupted + 3]?.data)) as { item: { interrupted?: boolean; content: { text: string }[] } };
+    expect(item.item.interrupted).toBe(true);
+    expect(item.item.content[0]?.text).toMatch(/^Paragraph 1: .*Paragraph 2: .*$/s);
+    expect(item.item.content[0]?.text).not.toContain('Paragraph 3');
+  });
+
+  it('interrupts a reference-trace harness before any output: no reply item at all', async () => {
+    const { outDir } = await verdicts('claude-native', { probes: ['interrupt'] });
+    const types = streamOf(await loadCassette(join(outDir, 'claude-native', 'interrupt.yaml'))).map((e) => e.event);
+    expect(types.slice(types.indexOf('session.interrupted'))).toEqual(['session.interrupted', 'session.status']);
     expect(types).not.toContain('response.output_item.done');
   });
 

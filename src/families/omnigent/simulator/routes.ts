@@ -5,7 +5,7 @@ import { HARNESS_PROFILES, type HarnessProfile } from '../harnesses.js';
 import { ApiError, appError, detailError, paginate, readJson, sendJson, validationError } from './http.js';
 import type { StreamMutator } from './mutations.js';
 import { CEL_HANDLER, compileCel } from './policies.js';
-import { agentIdFor, flatItem, newSession, type Session, snapshot } from './state.js';
+import { agentIdFor, flatItem, newSession, resourceEventItem, type Session, snapshot, terminalResource } from './state.js';
 import { runNativeTurn } from './turn.js';
 
 export interface SimulatorContext {
@@ -162,22 +162,16 @@ async function ensureTerminal(ctx: SimulatorContext, session: Session, req: Inco
   let terminal = session.terminals.find((t) => t.name === name);
   if (!terminal) {
     // Named as the real server (0.19.1) names it: `terminal_<terminal>_<session key>`.
-    terminal = { id: `terminal_${name}_${sessionKey}`, name };
+    terminal = { id: `terminal_${name}_${sessionKey}`, name, sessionKey };
     session.terminals.push(terminal);
-    session.stream.publish('session.resource.created', { resource: { id: terminal.id, type: 'terminal', name } });
+    session.items.push(resourceEventItem(ctx.ids, session, terminal));
+    session.stream.publish('session.resource.created', { resource: terminalResource(session, terminal) });
   }
   // A thread-at-launch vendor has its chat id as soon as the TUI is up.
   if (body.ensure_native_terminal === true && !session.harness.lazyChat) session.externalSessionId ??= `thread_${ctx.ids.hex(16)}`;
   const disabled = ctx.policyHookDisabled.get(session.harness.id);
   sendJson(res, 200, {
-    id: terminal.id,
-    object: 'session.resource',
-    type: 'terminal',
-    session_id: session.id,
-    name: `${name}:${sessionKey}`,
-    // The real server's (0.19.1) terminal metadata, but for its tmux socket path: the simulator runs no tmux.
-    metadata: { terminal_name: name, session_key: sessionKey, running: true, tmux_target: sessionKey },
-    environment: `env_${terminal.id}`,
+    ...terminalResource(session, terminal),
     ...(disabled ? { policy_hook_disabled_reason: disabled } : {}),
   });
 }
@@ -187,7 +181,7 @@ function stream(session: Session, res: ServerResponse) {
     ['session.heartbeat', { server_time: null }],
     ...session.terminals.map((t): [string, Record<string, unknown>] => [
       'session.resource.created',
-      { resource: { id: t.id, type: 'terminal', name: t.name } },
+      { resource: terminalResource(session, t) },
     ]),
     ['session.changed_files.invalidated', { session_id: session.id, environment_id: 'default' }],
     ['session.presence', { conversation_id: session.id, viewers: [] }],

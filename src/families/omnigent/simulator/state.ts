@@ -28,6 +28,7 @@ export interface StoredPolicy {
 export interface Terminal {
   id: string;
   name: string;
+  sessionKey: string;
 }
 
 /** Hooks a running turn waits on: an interrupt, or an answer to an elicitation. */
@@ -64,14 +65,10 @@ export function agentIdFor(name: string): string {
   return createHash('sha256').update(name).digest('hex').slice(0, 32);
 }
 
-/** The flat item shape of `/items` and `response.output_item.done`. */
+/** The flat item shape of `/items` and `response.output_item.done`: the data's fields spread, `created_by` only when set. */
 export function flatItem(item: StoredItem): Record<string, unknown> {
   const { data, created_by, ...head } = item;
-  const { agent, ...fields } = data;
-  const flat: Record<string, unknown> = { ...head, ...fields };
-  if (agent !== undefined) flat.model = agent;
-  if (created_by !== null) flat.created_by = created_by;
-  return flat;
+  return { ...head, ...data, ...(created_by !== null ? { created_by } : {}) };
 }
 
 export function newItem(ids: SeededIds, type: string, responseId: string | null, data: Record<string, unknown>): StoredItem {
@@ -101,6 +98,29 @@ export function newSession(ids: SeededIds, harness: HarnessProfile, hostId: stri
     turn: undefined,
     pendingElicitations: [],
   };
+}
+
+/** A terminal as the real server (0.19.1) shows it, on the stream, in items and in its route's answer; but for the tmux socket: the simulator runs no tmux. */
+export function terminalResource(session: Session, t: Terminal): Record<string, unknown> {
+  return {
+    id: t.id,
+    object: 'session.resource',
+    type: 'terminal',
+    session_id: session.id,
+    name: `${t.name}:${t.sessionKey}`,
+    metadata: { terminal_name: t.name, session_key: t.sessionKey, running: true, tmux_target: t.sessionKey },
+    environment: `env_${t.id}`,
+  };
+}
+
+/** The item the real server (0.19.1) stores for a resource event: the session's items list its terminal too. */
+export function resourceEventItem(ids: SeededIds, session: Session, t: Terminal): StoredItem {
+  return newItem(ids, 'resource_event', session.id, {
+    event_type: 'session.resource.created',
+    resource_id: t.id,
+    resource_type: 'terminal',
+    resource: terminalResource(session, t),
+  });
 }
 
 /** The `SessionResponse` snapshot; items only when asked (the 100 most recent). */

@@ -14,6 +14,9 @@ export interface TurnOptions {
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 // An interrupt must land while the vendor is still "working": hold long turns open.
 const LONG_TURN_MS = 20_000;
+// What one model call costs in the simulator: tokens, and dollars at its price.
+const CALL_TOKENS = 1830;
+const CALL_COST_USD = 0.0123;
 // Harnesses whose session.status edges come from a PTY watcher and flap mid-turn.
 const KEEPS_RUNNING = new Set(['codex-native', 'antigravity-native']);
 
@@ -66,12 +69,53 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
     usage: null,
   });
 
+  let modelCalls = 0;
+  /**
+   * The usage of a priced vendor. The reference reports it once a turn; the
+   * real codex-native path (0.19.1) once per model call, the last of a tool
+   * turn without its context figures, each with the cost by model.
+   */
+  const reportUsage = (withContext: boolean) => {
+    if (!harness.reportsCost) return;
+    modelCalls += 1;
+    session.lastTotalTokens = (session.lastTotalTokens ?? 0) + CALL_TOKENS;
+    session.totalCostUsd = Math.round(((session.totalCostUsd ?? 0) + CALL_COST_USD) * 1e4) / 1e4;
+    if (harness.trace === 'reference') {
+      publish('session.usage', {
+        conversation_id: session.id,
+        context_tokens: session.lastTotalTokens,
+        context_window: 200_000,
+        total_cost_usd: session.totalCostUsd,
+      });
+      return;
+    }
+    // Seven tenths of a call's tokens are its input.
+    const input = (session.lastTotalTokens * 7) / 10;
+    publish('session.usage', {
+      conversation_id: session.id,
+      context_tokens: withContext ? CALL_TOKENS : null,
+      context_window: withContext ? 258_400 : null,
+      total_cost_usd: session.totalCostUsd,
+      // Keyed by the model the bench's provider config names.
+      usage_by_model: {
+        'mock-model': {
+          input_tokens: input,
+          output_tokens: session.lastTotalTokens - input,
+          total_tokens: session.lastTotalTokens,
+          cache_read_input_tokens: 0,
+          cache_creation_input_tokens: null,
+          total_cost_usd: session.totalCostUsd,
+        },
+      },
+    });
+  };
+
   const script = scriptFor(prompt);
   const mutator = session.stream.mutator;
   if (mutator) mutator.turnKind = script.kind;
   // The real codex-native turn (0.19.1) goes running as the message is posted, before the executor's in_progress;
   // the reference's trace (in_progress, completed, consumed, then running) stands for the others, which no real server here runs.
-  const runningFirst = harness.id === 'codex-native';
+  const runningFirst = harness.trace === 'codex-real';
   if (runningFirst) status('running');
   publish('response.in_progress', { sequence_number: 1, response: response('in_progress') });
   await step();
@@ -90,8 +134,8 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
   publish('session.terminal.activity', { session_id: session.id, terminal_id: terminalId });
   await step();
 
-  const assistant = (text: string) =>
-    newItem(ids, 'message', responseId, { role: 'assistant', agent: model, content: [{ type: 'output_text', text }] });
+  const assistant = (text: string, extra: Record<string, unknown> = {}) =>
+    newItem(ids, 'message', responseId, { role: 'assistant', content: [{ type: 'output_text', text }], model, ...extra });
 
   if (script.kind === 'reply') {
     // The real codex TUI (0.19.1) streams even a one-word reply as a delta before its item.
@@ -115,33 +159,37 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
     // A closing empty delta after the item, which the real codex-native turn (0.19.1) does not send.
     if (harness.streaming && !runningFirst)
       publish('response.output_text.delta', { delta: '', message_id: messageId, index: script.lines.length, final: true });
+  } else if (script.kind === 'essay' && harness.trace === 'codex-real') {
+    // The real codex TUI (0.19.1) streams as it writes, relays a delta in flight after the route's interrupt,
+    // acknowledges it with a second session.interrupted naming codex's turn (I20), and keeps what it wrote
+    // as an interrupted item (the reference's "optional partial output_item.done").
+    const messageId = `msg_${ids.hex(24)}`;
+    const paragraphs = script.text.split(/(?<=\. )/);
+    publish('response.output_text.delta', { delta: paragraphs[0], message_id: messageId, index: 0, final: false });
+    await pause(LONG_TURN_MS);
+    if (turn.interrupted) {
+      publish('response.output_text.delta', { delta: paragraphs[1], message_id: messageId, index: 1, final: false });
+      publish('session.interrupted', { data: { requested_at: ids.now(), response_id: `codex_${ids.hex(32)}` } });
+      emitItem(assistant(paragraphs.slice(0, 2).join(''), { interrupted: true }));
+    } else {
+      publish('response.output_text.delta', { delta: paragraphs.slice(1).join(''), message_id: messageId, index: 1, final: false });
+      emitItem(assistant(script.text));
+    }
   } else if (script.kind === 'essay') {
     await pause(LONG_TURN_MS);
-    // codex-native's forwarder acknowledges the interrupt with a second session.interrupted naming codex's turn (I20).
-    if (turn.interrupted && harness.id === 'codex-native')
-      publish('session.interrupted', { data: { requested_at: ids.now(), response_id: `codex_${ids.hex(32)}` } });
     if (!turn.interrupted) {
       if (harness.streaming)
         publish('response.output_text.delta', { delta: script.text, message_id: `msg_${ids.hex(24)}`, index: 0, final: false });
       emitItem(assistant(script.text));
     }
   } else {
-    await runToolTurn(session, turn, script.command, { ...options, emitItem, pause, assistant });
+    await runToolTurn(session, turn, script.command, { ...options, emitItem, pause, assistant, reportUsage });
   }
 
   await step();
   // A server whose turns never end: output, then nothing, until the client gives up.
   if (mutator?.stallsTurns && !turn.interrupted) return;
-  if (harness.reportsCost && !turn.interrupted) {
-    session.lastTotalTokens = (session.lastTotalTokens ?? 0) + 1830;
-    session.totalCostUsd = Math.round(((session.totalCostUsd ?? 0) + 0.0123) * 1e4) / 1e4;
-    publish('session.usage', {
-      conversation_id: session.id,
-      context_tokens: session.lastTotalTokens,
-      context_window: 200_000,
-      total_cost_usd: session.totalCostUsd,
-    });
-  }
+  if (!turn.interrupted) reportUsage(modelCalls === 0);
   status('idle');
   session.status = 'idle';
   session.turn = undefined;
@@ -151,7 +199,8 @@ export async function runNativeTurn(session: Session, prompt: string, pendingId:
 interface ToolTurnHelpers extends TurnOptions {
   emitItem(item: StoredItem): void;
   pause(ms: number): Promise<void>;
-  assistant(text: string): StoredItem;
+  assistant(text: string, extra?: Record<string, unknown>): StoredItem;
+  reportUsage(withContext: boolean): void;
 }
 
 function decide(session: Session, disabled: boolean): { decision: PolicyDecision; policy?: string } {
@@ -163,55 +212,91 @@ function decide(session: Session, disabled: boolean): { decision: PolicyDecision
   return { decision: { result: 'ALLOW' } };
 }
 
+/**
+ * Asks the user through the server's evaluate hook, as the real server (0.19.1)
+ * does: the policy's name and reason as the message, the call as JSON, no form
+ * fields; resolved by the route, then again by its mirror. The answer's action.
+ */
+async function askUser(
+  session: Session,
+  turn: ActiveTurn,
+  call: { tool: string; command: string; policy: string; reason: string },
+  h: ToolTurnHelpers,
+) {
+  const publish = session.stream.publish.bind(session.stream);
+  const elicitationId = `elicit_evaluate_${h.ids.hex(32)}`;
+  const request = {
+    elicitation_id: elicitationId,
+    method: 'elicitation/create',
+    params: {
+      mode: 'form',
+      message: `${call.policy}: ${call.reason}`,
+      requestedSchema: {},
+      url: null,
+      phase: 'tool_call',
+      policy_name: call.policy,
+      content_preview: `{"name": ${JSON.stringify(call.tool)}, "arguments": {"command": ${JSON.stringify(call.command)}}}`,
+      target_session_id: null,
+    },
+  };
+  session.pendingElicitations.push(request);
+  let answer = 'cancel';
+  turn.elicitations.set(elicitationId, (action) => {
+    answer = action;
+    turn.wake();
+  });
+  publish('response.elicitation_request', request);
+  await h.pause(60_000);
+  session.pendingElicitations = session.pendingElicitations.filter((e) => e !== request);
+  for (let i = 0; i < 2; i++) publish('response.elicitation_resolved', { elicitation_id: elicitationId, action: answer, reason: null });
+  return answer;
+}
+
+/**
+ * A shell call under the session's policies. The reference's vendor says what
+ * it will run, mirrors the call as it makes it and a blocked call's output; the
+ * real codex-native path (0.19.1) mirrors the call only once it ran, a blocked
+ * one not at all, and reports usage for each model call.
+ */
 async function runToolTurn(session: Session, turn: ActiveTurn, command: string, h: ToolTurnHelpers): Promise<void> {
   const { ids, stepMs } = h;
   const harness = session.harness;
+  const real = harness.trace === 'codex-real';
   const publish = session.stream.publish.bind(session.stream);
   const tool = harness.shellTool || 'shell';
   const callId = `call_${ids.hex(24)}`;
-  h.emitItem(h.assistant(`I'll run \`${command}\` with my ${tool} tool.`));
-  await sleep(stepMs);
-  const call = { name: tool, arguments: JSON.stringify({ command }), call_id: callId, agent: `${harness.id}-ui` };
-  if (harness.mirrorsToolCalls) h.emitItem(newItem(ids, 'function_call', turn.responseId, call));
+  const call = newItem(ids, 'function_call', turn.responseId, {
+    name: tool,
+    arguments: JSON.stringify({ command }),
+    call_id: callId,
+    model: `${harness.id}-ui`,
+  });
+  const mirrorsNow = harness.mirrorsToolCalls && !real;
+  if (!real) {
+    h.emitItem(h.assistant(`I'll run \`${command}\` with my ${tool} tool.`));
+    await sleep(stepMs);
+  }
+  if (mirrorsNow) h.emitItem(call);
   await sleep(stepMs);
 
   let { decision, policy } = decide(session, h.policyHookDisabled);
   if (decision.result === 'ASK') {
-    const elicitationId = `elicit_${ids.hex(24)}`;
-    const request = {
-      elicitation_id: elicitationId,
-      method: 'elicitation/create',
-      params: {
-        mode: 'form',
-        message: `Allow ${tool} to run: ${command}?`,
-        requestedSchema: { type: 'object', properties: {} },
-        url: null,
-        phase: 'tool_call',
-        policy_name: policy ?? null,
-        content_preview: command,
-        target_session_id: null,
-      },
-    };
-    session.pendingElicitations.push(request);
-    let answer = 'cancel';
-    turn.elicitations.set(elicitationId, (action) => {
-      answer = action;
-      turn.wake();
-    });
-    publish('response.elicitation_request', request);
-    await h.pause(60_000);
-    session.pendingElicitations = session.pendingElicitations.filter((e) => e !== request);
-    publish('response.elicitation_resolved', { elicitation_id: elicitationId });
+    const answer = await askUser(session, turn, { tool, command, policy: policy ?? 'policy', reason: decision.reason ?? '' }, h);
     decision = answer === 'accept' ? { result: 'ALLOW' } : { result: 'DENY', reason: 'declined by user' };
   }
   await sleep(stepMs);
-  if (decision.result === 'DENY') {
+  const denied = decision.result === 'DENY';
+  if (denied) {
     publish('response.policy_denied', { conversation_id: session.id, reason: decision.reason ?? 'Denied by policy.', phase: 'tool_call' });
     await sleep(stepMs);
   }
-  const output =
-    decision.result === 'DENY' ? `Blocked by PreToolUse hook: ${decision.reason ?? 'denied'}` : `${command.replace(/^echo /, '')}\n`;
-  if (harness.mirrorsToolCalls) h.emitItem(newItem(ids, 'function_call_output', turn.responseId, { call_id: callId, output }));
+  const output = denied ? `Blocked by PreToolUse hook: ${decision.reason ?? 'denied'}` : `${command.replace(/^echo /, '')}\n`;
+  if (real && !denied && harness.mirrorsToolCalls) h.emitItem(call);
+  if (harness.mirrorsToolCalls && (mirrorsNow || !denied))
+    h.emitItem(newItem(ids, 'function_call_output', turn.responseId, { call_id: callId, output }));
   await sleep(stepMs);
-  h.emitItem(h.assistant(decision.result === 'DENY' ? 'The command was blocked by a policy.' : `The command printed ${output.trim()}.`));
+  if (real) h.reportUsage(true);
+  const text = denied ? 'The command was blocked by a policy.' : `The command printed ${output.trim()}.`;
+  if (real) publish('response.output_text.delta', { delta: text, message_id: `msg_${ids.hex(24)}`, index: 0, final: false });
+  h.emitItem(h.assistant(text));
 }
