@@ -59,4 +59,53 @@ export async function benchContracts() {
   return { results, ratio };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchContracts();
+/** An opencode /event stream of `sessions` sessions taking whole turns side by side (about `n` events), each streaming text. */
+export function sessionEvents(n, sessions) {
+  const ev = (type, properties) => ({ type, data: { id: `evt${type}`, type, properties } });
+  const turn = (sid, t, deltas) => {
+    const msg = `msg_${sid}_${t}`;
+    const part = { id: `prt_${sid}_${t}`, sessionID: sid, messageID: msg, type: 'text', text: '' };
+    return [
+      ev('message.updated', { sessionID: sid, info: { id: `${msg}u`, role: 'user' } }),
+      ev('session.status', { sessionID: sid, status: { type: 'busy' } }),
+      ev('message.part.updated', { sessionID: sid, part }),
+      ...Array.from({ length: deltas }, (_, i) =>
+        ev('message.part.delta', { sessionID: sid, messageID: msg, partID: part.id, field: 'text', delta: `w${i} ` }),
+      ),
+      ev('message.part.updated', { sessionID: sid, part: { ...part, text: 'done' } }),
+      ev('session.status', { sessionID: sid, status: { type: 'idle' } }),
+      ev('session.idle', { sessionID: sid }),
+    ];
+  };
+  const perTurn = 200;
+  const queues = Array.from({ length: sessions }, () => []);
+  for (let t = 0; queues.flat().length < n; t++) for (const [s, q] of queues.entries()) q.push(...turn(`ses_${s}`, t, perTurn));
+  // Round robin: one event of each session in turn, as concurrent sessions interleave on one connection.
+  const out = [ev('server.connected', {})];
+  const longest = Math.max(...queues.map((q) => q.length));
+  for (let i = 0; i < longest; i++) for (const q of queues) if (q[i]) out.push(q[i]);
+  return out;
+}
+
+/** Scoped checking: opencode/events (rules per session) over 100k events of four concurrent sessions. */
+export async function benchScopedContracts() {
+  const pack = findPack('opencode/events');
+  const evs = sessionEvents(100_000, 4);
+  const ms = await medianMs(
+    () => {
+      const found = checkEvents(evs, pack, { cassette: 'bench', interaction: 1 }).flatMap((r) => r.violations);
+      if (found.length) throw new Error(`unexpected violations: ${found[0].rule} ${found[0].message}`);
+    },
+    { runs: 7, warmup: 2 },
+  );
+  const perSecond = evs.length / (ms / 1000);
+  console.log(
+    `scoped contract checking, opencode/events (${pack.rules.filter((r) => r.by).length} of ${pack.rules.length} rules per session) over ${evs.length} events of 4 sessions: ${fmt(ms)} ms, ${fmt(perSecond, 0)} events/s (target >= 1M)`,
+  );
+  return { ms, perSecond };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await benchContracts();
+  await benchScopedContracts();
+}

@@ -1,6 +1,6 @@
 // `npm run bench`: every performance benchmark, one after another, on this machine.
 import { benchCassetteLoad } from './cassette-load.js';
-import { benchContracts } from './contracts.js';
+import { benchContracts, benchScopedContracts } from './contracts.js';
 import { benchJournalOverhead } from './journal-overhead.js';
 import { benchLoad } from './load-streams.js';
 import { benchProxyOverhead } from './proxy-overhead.js';
@@ -16,6 +16,7 @@ console.log();
 await benchReplay();
 console.log();
 await benchContracts();
+await benchScopedContracts();
 console.log();
 await benchSseParse();
 console.log();

@@ -1,5 +1,5 @@
 import type { Rule } from './rules.js';
-import { anyOf, type CheckedEvent, compileSelector, valueAt } from './selectors.js';
+import { anyOf, type CheckedEvent, compileSelector, valueAt, valueAtAny } from './selectors.js';
 
 /** A broken rule at one event of a segment; indices are positions in the whole stream. */
 export interface RuleViolation {
@@ -14,11 +14,54 @@ export interface Segment {
   end: number;
 }
 
+/** A segment's events shared out by a scope key: each key's events, and where they stand in the stream. */
+export interface ScopeGroups {
+  /** One key for every event of the segment: the rule is checked in place. */
+  whole: boolean;
+  groups: { at: number[]; events: CheckedEvent[] }[];
+}
+
+/** Shares out a segment's events by the value at `by` (`a|b`: whichever the event has), in one pass; events without one are left out. */
+export function groupByScope(events: readonly CheckedEvent[], seg: Segment, by: string): ScopeGroups {
+  const paths = by.split('|');
+  const byKey = new Map<unknown, { at: number[]; events: CheckedEvent[] }>();
+  for (let i = seg.start; i < seg.end; i++) {
+    const e = events[i] as CheckedEvent;
+    const key = valueAtAny(e.data, paths);
+    if (key === undefined || key === null) continue;
+    // Keys are strings or numbers in every protocol here; an object key stands for itself by its JSON.
+    const k = typeof key === 'object' ? JSON.stringify(key) : key;
+    const group = byKey.get(k);
+    if (group) {
+      group.at.push(i);
+      group.events.push(e);
+    } else byKey.set(k, { at: [i], events: [e] });
+  }
+  const groups = [...byKey.values()];
+  return { whole: groups.length === 1 && groups[0]?.at.length === seg.end - seg.start, groups };
+}
+
 /**
  * Checks one rule over one segment in a single pass: every rule kind is linear
- * in the number of events (the pairing rule keeps one map of open keys).
+ * in the number of events (the pairing rule keeps one map of open keys). A
+ * rule with a scope key (`by`) is checked for each key's events on their own;
+ * rules that share a key can share its `groups`.
  */
-export function checkRule(rule: Rule, events: readonly CheckedEvent[], seg: Segment): RuleViolation[] {
+export function checkRule(
+  rule: Rule,
+  events: readonly CheckedEvent[],
+  seg: Segment,
+  groups: ScopeGroups | undefined = rule.by === undefined ? undefined : groupByScope(events, seg, rule.by),
+): RuleViolation[] {
+  if (!groups || groups.whole) return checkSegment(rule, events, seg);
+  const out: RuleViolation[] = [];
+  for (const g of groups.groups)
+    for (const v of checkSegment(rule, g.events, { start: 0, end: g.events.length }))
+      out.push({ ...v, eventIndex: g.at[v.eventIndex] as number });
+  return groups.groups.length > 1 ? out.sort((a, b) => a.eventIndex - b.eventIndex) : out;
+}
+
+function checkSegment(rule: Rule, events: readonly CheckedEvent[], seg: Segment): RuleViolation[] {
   const out: RuleViolation[] = [];
   const v = (eventIndex: number, message: string) => out.push({ rule: rule.name, eventIndex, message });
   const { start, end } = seg;
@@ -97,8 +140,10 @@ export function checkRule(rule: Rule, events: readonly CheckedEvent[], seg: Segm
     case 'never': {
       const ev = compileSelector(rule.event);
       const after = compileSelector(rule.after);
+      const until = rule.until === undefined ? undefined : compileSelector(rule.until);
       let seen = false;
       for (let i = start; i < end; i++) {
+        if (until?.matches(at(i))) seen = false;
         if (seen && ev.matches(at(i))) v(i, `${at(i).type} after ${rule.after}`);
         if (after.matches(at(i))) seen = true;
       }
@@ -121,6 +166,7 @@ export function checkRule(rule: Rule, events: readonly CheckedEvent[], seg: Segm
     }
     case 'progression': {
       const sel = compileSelector(rule.event);
+      const keyPaths = rule.key.split('|');
       const reached = new Map<string, number>();
       for (let i = start; i < end; i++) {
         const e = at(i);
@@ -128,13 +174,7 @@ export function checkRule(rule: Rule, events: readonly CheckedEvent[], seg: Segm
         const value = String(valueAt(e.data, rule.field));
         const stage = rule.stages.findIndex((st) => st.includes(value));
         if (stage === -1) continue;
-        // `a|b`: the key is at whichever path the event has (codex puts a turn's id in `turnId` or `turn.id`).
-        const key = String(
-          rule.key
-            .split('|')
-            .map((path) => valueAt(e.data, path))
-            .find((k) => k !== undefined),
-        );
+        const key = String(valueAtAny(e.data, keyPaths));
         const top = reached.get(key) ?? -1;
         if (stage < top) v(i, `${rule.field} ${value} after ${rule.stages[top]?.join('|')} for ${rule.key}=${key}`);
         else reached.set(key, stage);

@@ -7,11 +7,20 @@ import { z } from 'zod';
 export const selectorSchema = z.string().min(1);
 export const scopeSchema = z.enum(['stream', 'turn']);
 
+/**
+ * What a rule is about, besides its stream or turn: a dot path in the event's
+ * data (`a|b`: whichever the event has) whose value names a session, thread or
+ * turn. The rule then holds for each value on its own, and events without one
+ * are outside it.
+ */
+export const scopeKeySchema = z.string().regex(/^[^|\s]+(\|[^|\s]+)*$/, 'a dot path, or paths joined by |');
+
 const meta = {
   name: z.string().regex(/^[a-z0-9][a-z0-9-]*$/),
   description: z.string(),
   source: z.string(),
   scope: scopeSchema,
+  by: scopeKeySchema.optional(),
 };
 
 /** Every rule kind. Rules are data: listed, printed and serialised as they are. */
@@ -21,7 +30,7 @@ export const ruleSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('atMostOne'), ...meta, of: selectorSchema }),
   z.strictObject({ kind: z.literal('terminal'), ...meta, of: z.array(selectorSchema).min(1), trailers: z.array(selectorSchema) }),
   z.strictObject({ kind: z.literal('pairedBy'), ...meta, start: selectorSchema, end: z.array(selectorSchema).min(1), key: z.string() }),
-  z.strictObject({ kind: z.literal('never'), ...meta, event: selectorSchema, after: selectorSchema }),
+  z.strictObject({ kind: z.literal('never'), ...meta, event: selectorSchema, after: selectorSchema, until: selectorSchema.optional() }),
   z.strictObject({ kind: z.literal('eventually'), ...meta, event: selectorSchema, after: selectorSchema }),
   z.strictObject({ kind: z.literal('firstEvent'), ...meta, event: selectorSchema }),
   z.strictObject({ kind: z.literal('framing'), ...meta, forbid: z.array(z.enum(['id', 'retry', 'comment'])).min(1) }),
@@ -56,7 +65,7 @@ export const ruleSchema = z.discriminatedUnion('kind', [
 export type Rule = z.infer<typeof ruleSchema>;
 export type RuleKind = Rule['kind'];
 
-type Meta = { name: string; description: string; source: string; scope?: 'stream' | 'turn' };
+type Meta = { name: string; description: string; source: string; scope?: 'stream' | 'turn'; by?: string };
 const withScope = <T extends Meta>(m: T) => ({ ...m, scope: m.scope ?? 'turn' });
 
 /** The name, description and source a rule gets when its maker passes none: `precedes(a, b)` reads as written. */
@@ -100,11 +109,13 @@ export const pairedBy = (start: string, end: string[], key: string, m: Meta = un
   end,
   key,
 });
-export const never = (event: string, opts: { after: string }, m: Meta = unnamed('never', event, opts)): Rule => ({
+/** No `event` after an `after` one (until an `until` one, when given, starts over). */
+export const never = (event: string, opts: { after: string; until?: string }, m: Meta = unnamed('never', event, opts)): Rule => ({
   kind: 'never',
   ...withScope(m),
   event,
   after: opts.after,
+  ...(opts.until !== undefined ? { until: opts.until } : {}),
 });
 export const eventually = (event: string, opts: { after: string }, m: Meta = unnamed('eventually', event, opts)): Rule => ({
   kind: 'eventually',
@@ -177,6 +188,10 @@ export const assembles = (
 
 /** A rule in one line, as reports print it. */
 export function describeRule(rule: Rule): string {
+  return rule.by === undefined ? describeKind(rule) : `${describeKind(rule)} per ${rule.by}`;
+}
+
+function describeKind(rule: Rule): string {
   switch (rule.kind) {
     case 'precedes':
       return `precedes(${rule.earlier}, ${rule.later})`;
@@ -189,7 +204,7 @@ export function describeRule(rule: Rule): string {
     case 'pairedBy':
       return `pairedBy(${rule.start} -> ${rule.end.join(' | ')} by ${rule.key})`;
     case 'never':
-      return `never(${rule.event} after ${rule.after})`;
+      return `never(${rule.event} after ${rule.after}${rule.until === undefined ? '' : ` until ${rule.until}`})`;
     case 'eventually':
       return `eventually(${rule.event} after ${rule.after})`;
     case 'firstEvent':

@@ -22,6 +22,15 @@ export function valueAt(data: unknown, path: string): unknown {
   return cur;
 }
 
+/** The value at the first of `a|b|…` that the data has: codex puts a turn's id in `turnId` or `turn.id`. */
+export function valueAtAny(data: unknown, paths: readonly string[]): unknown {
+  for (const path of paths) {
+    const v = valueAt(data, path);
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
 const cache = new Map<string, Selector>();
 
 /** Compiles `type`, `type[path=value]`, `type[path]` (the field is there and not null) or `*`. */

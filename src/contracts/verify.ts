@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { type Cassette, loadCassette } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
-import { checkRule } from './check-rules.js';
+import { checkRule, groupByScope, type ScopeGroups, type Segment } from './check-rules.js';
 import type { Pack } from './pack.js';
 import { BUILT_IN_PACKS, findPack } from './packs/index.js';
 import type { CheckedEvent } from './selectors.js';
@@ -105,10 +105,20 @@ export function checkEvents(
     results.push({ rule: 'payload-schema', violations: payloadViolations });
   }
   const turns = where.turns ?? [{ start: 0, end: events.length }];
+  const whole = [{ start: 0, end: events.length }];
+  // Rules scoped by the same key share one pass that shares the events out.
+  const shared = new Map<string, ScopeGroups>();
+  const groupsFor = (by: string | undefined, seg: Segment) => {
+    if (by === undefined) return undefined;
+    const key = `${by}\0${seg.start}\0${seg.end}`;
+    let g = shared.get(key);
+    if (!g) shared.set(key, (g = groupByScope(events, seg, by)));
+    return g;
+  };
   for (const rule of pack.rules) {
-    const segments = rule.scope === 'stream' ? [{ start: 0, end: events.length }] : turns;
+    const segments = rule.scope === 'stream' ? whole : turns;
     const violations = segments
-      .flatMap((seg) => checkRule(rule, events, seg))
+      .flatMap((seg) => checkRule(rule, events, seg, groupsFor(rule.by, seg)))
       .map((v) => make('rule_broken', rule.name, v.eventIndex, v.message));
     results.push({ rule: rule.name, violations });
   }

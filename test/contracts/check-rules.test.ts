@@ -16,7 +16,7 @@ import {
   sequence,
   terminal,
 } from '../../src/contracts/index.js';
-import { referenceViolations } from './reference-checker.js';
+import { referenceViolations, scopedReferenceViolations } from './reference-checker.js';
 
 const m = { name: 'r', description: 'test rule', source: 'test', scope: 'stream' as const };
 const alphabet = ['a', 'b', 'c', 'd'];
@@ -28,6 +28,7 @@ const rulesUnderTest: Rule[] = [
   pairedBy('a', ['b', 'c'], 'k', m),
   never('b', { after: 'c' }, m),
   never('*', { after: 'd' }, m),
+  never('b', { after: 'c', until: 'a' }, m),
   eventually('d', { after: 'a' }, m),
   firstEvent('a', m),
   sequence('k', { start: 1, step: 1 }, m),
@@ -52,6 +53,36 @@ describe('the rule checker', () => {
       }),
       { numRuns: 400 },
     );
+  });
+
+  // Streams of two or three sessions interleaved, and events that belong to none (a connection's preamble).
+  const scopedEventArb = fc.tuple(eventArb, fc.constantFrom('@s1', '@s2', '@s3', '@s1', '@s2', '')).map(([e, scope]) => `${e}${scope}`);
+  const toScoped = (events: string[]): CheckedEvent[] =>
+    toChecked(events.map((e) => e.split('@')[0] as string)).map((e, i) => {
+      const scope = (events[i] as string).split('@')[1];
+      return { ...e, data: { ...(e.data as object), ...(scope ? { session: { id: scope } } : {}) } };
+    });
+
+  it.each(rulesUnderTest.map((r) => [r.kind, { ...r, by: 'session.id' }] as const))(
+    'scoped per session, agrees with a naive per-scope checker on random multi-scope streams: %s',
+    (_kind, rule) => {
+      fc.assert(
+        fc.property(fc.array(scopedEventArb, { maxLength: 16 }), (events) => {
+          const found = checkRule(rule, toScoped(events), { start: 0, end: events.length }).map((v) => v.eventIndex);
+          expect([...new Set(found)].sort((a, b) => a - b)).toEqual(scopedReferenceViolations(rule, events));
+        }),
+        { numRuns: 400 },
+      );
+    },
+  );
+
+  it('catches a violation within one scope while another scope is fine, and leaves a break across scopes alone', () => {
+    const rule = never('b', { after: 'c' }, { ...m, by: 'session.id' });
+    // s1 ends (c), then s2 goes on (b): fine. s1 going on after its own end is not.
+    const events = toScoped(['a:1@s1', 'a:1@s2', 'c:1@s1', 'b:1@s2', 'b:1@s1']);
+    const found = checkRule(rule, events, { start: 0, end: events.length });
+    expect(found.map((v) => v.eventIndex)).toEqual([4]);
+    expect(checkRule({ ...rule, by: undefined }, events, { start: 0, end: events.length }).map((v) => v.eventIndex)).toEqual([3, 4]);
   });
 
   it('checks only inside its segment', () => {

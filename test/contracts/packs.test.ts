@@ -7,6 +7,7 @@ import {
   type CheckedEvent,
   checkEvents,
   findPack,
+  type Pack,
   type Rule,
   renderJunit,
   renderText,
@@ -89,16 +90,75 @@ function minimalViolation(rule: Rule): [CheckedEvent[], number] {
   }
 }
 
+/** The events in the scope named `key` of a scoped rule (its first path), left as they are for one that has none. */
+const inScope = (rule: Rule, key: string, events: CheckedEvent[]): CheckedEvent[] =>
+  rule.by === undefined
+    ? events
+    : events.map((e) => {
+        const data = structuredClone(e.data) as Record<string, unknown>;
+        setPath(data, rule.by?.split('|')[0] as string, key);
+        return { ...e, data };
+      });
+
+/**
+ * Events that keep a rule by themselves, placed before and after another
+ * scope's violation: where they would hide it if scopes were mixed (an earlier
+ * event for `precedes`, a later one for `eventually`), they do.
+ */
+function fineNeighbours(rule: Rule): { before: CheckedEvent[]; after: CheckedEvent[] } {
+  switch (rule.kind) {
+    case 'precedes':
+      return { before: [eventFor(rule.earlier)], after: [] };
+    case 'eventually':
+      return { before: [], after: [eventFor(rule.event)] };
+    case 'never':
+      return { before: [eventFor(rule.event)], after: [] };
+    case 'exactlyOne':
+    case 'terminal':
+      return { before: [eventFor(rule.of[0] as string)], after: [] };
+    case 'progression': {
+      const [events] = minimalViolation(rule);
+      return { before: [...events].reverse(), after: [] };
+    }
+    default:
+      return { before: [], after: [] };
+  }
+}
+
+const violationsOf = (pack: Pack, rule: Rule, events: CheckedEvent[]) =>
+  checkEvents(events, { ...pack, payloads: {}, rules: [rule] }, { cassette: 't', interaction: 1 }).flatMap((r) => r.violations);
+
 describe('built-in packs', () => {
   const cases = BUILT_IN_PACKS.flatMap((pack) =>
     pack.rules.map((rule) => [`${pack.name} ${rule.name} (${rule.source})`, pack, rule] as const),
   );
   it.each(cases)('catches a minimal violation of %s at the right event', (_name, pack, rule) => {
     const [events, index] = minimalViolation(rule);
-    const found = checkEvents(events, { ...pack, payloads: {}, rules: [rule] }, { cassette: 't', interaction: 1 }).flatMap(
-      (r) => r.violations,
-    );
+    const found = violationsOf(pack, rule, inScope(rule, 's1', events));
     expect(found.map((v) => [v.rule, v.eventIndex])).toContainEqual([rule.name, index]);
+  });
+
+  const scoped = cases.filter(([, , rule]) => rule.by !== undefined);
+  it('scopes the rules of sessions and threads: opencode by session, codex by thread, turn or item', () => {
+    expect(scoped.map(([name]) => name.split(' (')[0])).toEqual(
+      expect.arrayContaining([
+        'opencode/events no-tool-result-after-idle',
+        'opencode/events text-settles-in-idle',
+        'codex/app-server deltas-add-up',
+        'codex/app-server turn-ends',
+      ]),
+    );
+  });
+
+  it.each(scoped)('catches a violation of %s within one scope while another scope is fine', (_name, pack, rule) => {
+    const [events, index] = minimalViolation(rule);
+    const { before, after } = fineNeighbours(rule);
+    const other = [...inScope(rule, 's2', before), ...inScope(rule, 's2', after)];
+    expect(violationsOf(pack, rule, other)).toEqual([]);
+    const mixed = [...inScope(rule, 's2', before), ...inScope(rule, 's1', events), ...inScope(rule, 's2', after)];
+    const found = violationsOf(pack, rule, mixed);
+    expect(found.map((v) => [v.rule, v.eventIndex])).toContainEqual([rule.name, index + before.length]);
+    expect(found.every((v) => v.eventIndex >= before.length && v.eventIndex < before.length + events.length)).toBe(true);
   });
 
   it('every rule has a name, a one-line description and a source', () => {

@@ -4,6 +4,7 @@ import type { Rule } from '../../src/contracts/index.js';
  * A deliberately naive checker, written apart from src/ to cross-check it:
  * quadratic loops straight from each rule's one-line definition. Events are
  * `type` or `type:key` strings (the key feeds pairedBy); stream scope only.
+ * A rule with a scope key goes through `scopedReferenceViolations`.
  */
 export function referenceViolations(rule: Rule, events: string[]): number[] {
   const type = (e: string) => e.split(':')[0] as string;
@@ -49,9 +50,13 @@ export function referenceViolations(rule: Rule, events: string[]): number[] {
         if (starts(e) && !openNow && !after.some((x) => key(x) === key(e) && ends(x))) bad.push(j);
         break;
       }
-      case 'never':
-        if (is(e, rule.event) && before.some((b) => is(b, rule.after))) bad.push(j);
+      case 'never': {
+        // An `until` after the `after` (up to and with this event) starts over.
+        const until = rule.until;
+        const cleared = (k: number) => until !== undefined && events.slice(k + 1, j + 1).some((x) => is(x, until));
+        if (is(e, rule.event) && before.some((b, k) => is(b, rule.after) && !cleared(k))) bad.push(j);
         break;
+      }
       case 'eventually':
         if (is(e, rule.after) && !after.some((a) => is(a, rule.event))) bad.push(j);
         break;
@@ -87,4 +92,20 @@ export function referenceViolations(rule: Rule, events: string[]): number[] {
     }
   }
   return [...new Set(bad)].sort((a, b) => a - b);
+}
+
+/**
+ * The naive checker of a rule with a scope key: events are `type:key@scope`
+ * (no `@`: no scope); each scope's events are checked alone, as a stream of
+ * their own, and the positions mapped back.
+ */
+export function scopedReferenceViolations(rule: Rule, events: string[]): number[] {
+  const scopes = new Set(events.filter((e) => e.includes('@')).map((e) => e.split('@')[1] as string));
+  const bad: number[] = [];
+  for (const scope of scopes) {
+    const positions = events.flatMap((e, i) => (e.endsWith(`@${scope}`) ? [i] : []));
+    const mine = positions.map((i) => (events[i] as string).split('@')[0] as string);
+    for (const j of referenceViolations(rule, mine)) bad.push(positions[j] as number);
+  }
+  return bad.sort((a, b) => a - b);
 }

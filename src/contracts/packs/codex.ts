@@ -4,6 +4,8 @@ import { assembles, eventually, exactlyOne, firstEvent, precedes, progression, s
 
 const REF = 'native-server-transports.md §4';
 const m = streamMeta(REF);
+/** Two threads on one connection run their turns side by side: a thread's frames are checked on their own. */
+const thread = (name: string, description: string, source: string) => ({ ...m(name, description, source), by: 'params.threadId' });
 
 const str = z.string();
 const id = z.union([z.number(), z.string()]);
@@ -87,12 +89,20 @@ export const codexAppServer: Pack = {
     firstEvent('client:initialize', m('initialize-first', 'initialize is the first message of a connection', 'CX1')),
     exactlyOne(['client:initialize'], m('initialize-once', 'initialize is sent exactly once per connection', 'CX1')),
     precedes('client:thread/start', 'thread/started', m('thread-started-after-start', 'thread/started follows a thread/start', 'CX2')),
-    precedes('client:turn/start', 'turn/started', m('turn-started-after-start', 'turn/started follows a turn/start', 'CX3')),
-    precedes('turn/started', 'turn/completed', m('completed-after-started', 'turn/completed follows turn/started', 'CX5')),
+    precedes(
+      'client:turn/start',
+      'turn/started',
+      thread('turn-started-after-start', 'turn/started follows a turn/start on its thread', 'CX3'),
+    ),
+    precedes(
+      'turn/started',
+      'turn/completed',
+      thread('completed-after-started', 'turn/completed follows turn/started on its thread', 'CX5'),
+    ),
     eventually(
       'turn/completed',
       { after: 'turn/started' },
-      m('turn-ends', 'every started turn completes (completed, interrupted or failed)', 'CX5, CX8'),
+      thread('turn-ends', 'every started turn completes (completed, interrupted or failed)', 'CX5, CX8'),
     ),
     progression(
       '*',
@@ -107,17 +117,24 @@ export const codexAppServer: Pack = {
       },
       m('turn-frames-in-order', "a turn's items come between its turn/started and its turn/completed", 'CX5, CX6'),
     ),
-    precedes('item/started', 'item/completed', m('item-started-first', 'an item is started before it completes', 'CX6')),
-    precedes('item/started', 'item/agentMessage/delta', m('delta-inside-item', 'deltas come inside a started item', 'CX6')),
+    precedes('item/started', 'item/completed', {
+      ...m('item-started-first', 'an item is started before it completes', 'CX6'),
+      by: 'params.item.id',
+    }),
+    precedes('item/started', 'item/agentMessage/delta', {
+      ...m('delta-inside-item', 'deltas come inside a started item', 'CX6'),
+      by: 'params.itemId|params.item.id',
+    }),
     assembles(
       { event: 'item/agentMessage/delta', key: 'params.itemId', field: 'params.delta' },
       { event: 'item/completed[params.item.type=agentMessage]', key: 'params.item.id', field: 'params.item.text' },
-      m('deltas-add-up', "an agentMessage's deltas, in order, are its completed text", 'CX6, OM2'),
+      // Per turn: a real server reuses an item id in the next turn (with our mock model, msg_mock<n> again).
+      { ...m('deltas-add-up', "an agentMessage's deltas, in order, are its completed text", 'CX6, OM2'), by: 'params.turnId' },
     ),
     precedes(
       'item/commandExecution/requestApproval',
       'serverRequest/resolved',
-      m('resolved-after-request', 'serverRequest/resolved follows the request it resolves', 'CX7, CX8'),
+      thread('resolved-after-request', 'serverRequest/resolved follows the request it resolves', 'CX7, CX8'),
     ),
     precedes(
       'item/commandExecution/requestApproval',

@@ -4,6 +4,8 @@ import { eventually, exactlyOne, firstEvent, never, precedes, progression, strea
 
 const REF = 'native-server-transports.md §4';
 const m = streamMeta(REF);
+/** Every event of a session names it: two sessions on one /event connection are checked each on its own. */
+const s = (name: string, description: string, source: string) => ({ ...m(name, description, source), by: 'properties.sessionID' });
 
 const envelope = (type: string, properties: z.ZodType) => z.looseObject({ id: z.string(), type: z.literal(type), properties });
 const session = { sessionID: z.string() };
@@ -58,7 +60,7 @@ const opencodePayloads: Record<string, z.ZodType> = {
 export const opencodeEvents: Pack = {
   name: 'opencode/events',
   description:
-    'opencode /event: server.connected first; busy before idle; every busy settles in session.idle; permissions replied after they are asked.',
+    'opencode /event: server.connected first; per session, busy before idle, every busy settles in session.idle, permissions replied after they are asked.',
   turnStarts: [{ method: 'POST', path: /\/session\/[^/]+\/prompt_async$/ }],
   routes: [/\/event$/],
   payloads: opencodePayloads,
@@ -70,48 +72,54 @@ export const opencodeEvents: Pack = {
     precedes(
       'session.status[properties.status.type=busy]',
       'session.idle',
-      m('idle-after-busy', 'session.idle follows a busy status', 'OC2, OC6'),
+      s('idle-after-busy', 'session.idle follows a busy status of its session', 'OC2, OC6'),
     ),
     eventually(
       'session.idle',
       { after: 'session.status[properties.status.type=busy]' },
-      m('busy-settles', 'a busy session ends in session.idle', 'OC6, OC7'),
+      s('busy-settles', 'a busy session ends in session.idle', 'OC6, OC7'),
     ),
-    precedes('message.part.updated', 'message.part.delta', m('delta-after-part', 'a part is announced before its deltas', 'OC3')),
+    precedes('message.part.updated', 'message.part.delta', s('delta-after-part', 'a part is announced before its deltas', 'OC3')),
     progression(
       'message.part.updated[properties.part.type=tool]',
       { key: 'properties.part.id', field: 'properties.part.state.status', stages: [['pending'], ['running'], ['completed', 'error']] },
-      m('tool-state-forward', "a tool part's state goes pending, running, then completed or error, never back", 'OC5, OC7'),
+      s('tool-state-forward', "a tool part's state goes pending, running, then completed or error, never back", 'OC5, OC7'),
     ),
     precedes(
       'permission.asked',
       'permission.replied',
-      m('replied-after-asked', 'permission.replied follows the permission.asked it answers', 'OC5'),
+      s('replied-after-asked', 'permission.replied follows the permission.asked of its session', 'OC5'),
     ),
     eventually(
       'session.idle',
       { after: 'message.part.updated[properties.part.state.status=error]' },
-      m('idle-after-tool-error', 'a tool that ended in error (rejected, aborted) is followed by session.idle', 'OC7'),
+      s('idle-after-tool-error', 'a tool that ended in error (rejected, aborted) is followed by session.idle', 'OC7'),
     ),
-    never(
-      'message.part.updated[properties.part.type=text]',
-      { after: 'session.idle' },
-      { name: 'no-text-after-idle', description: "a turn's text is final before its session.idle", source: `${REF} OC6`, scope: 'turn' },
+    // An aborted turn sends its last parts after its first session.idle, then idles again (OC7): what holds of every
+    // turn is that its text is settled by an idle after it.
+    eventually(
+      'session.idle',
+      { after: 'message.part.updated[properties.part.type=text]' },
+      s(
+        'text-settles-in-idle',
+        "every text part of a session is followed by a session.idle (an aborted turn's comes after its first)",
+        'OC6, OC7',
+      ),
     ),
+    // The session's next turn starts with its user message; a late user message.updated (OC6 housekeeping) only starts over early.
     never(
       'message.part.updated[properties.part.state.status=completed]',
-      { after: 'session.idle' },
-      {
-        name: 'no-tool-result-after-idle',
-        description: 'a tool completes before the session.idle that ends its turn (only an aborted tool errors after it)',
-        source: `${REF} OC6, OC7`,
-        scope: 'turn',
-      },
+      { after: 'session.idle', until: 'message.updated[properties.info.role=user]' },
+      s(
+        'no-tool-result-after-idle',
+        'a tool completes before the session.idle that ends its turn (only an aborted tool errors after it)',
+        'OC6, OC7',
+      ),
     ),
     eventually(
       'session.idle',
       { after: 'session.error' },
-      m('idle-after-error', 'a session error (an abort) is followed by session.idle', 'OC7'),
+      s('idle-after-error', 'a session error (an abort) is followed by session.idle', 'OC7'),
     ),
   ],
 };
