@@ -27,13 +27,3 @@ export class CassetteError extends TapedeckError {
     this.fieldPath = where.fieldPath;
   }
 }
-
-/** Formats a zod-style path as `interactions[2].response.status`. */
-export function formatFieldPath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out === '' ? String(part) : `.${String(part)}`;
-  }
-  return out;
-}

@@ -1,5 +1,5 @@
 import type { Pack } from './pack.js';
-import { findPack } from './packs/index.js';
+import { resolvePackSync } from './pack-file.js';
 import { renderViolation } from './render.js';
 import type { CheckedEvent } from './selectors.js';
 import { eventType } from './stream-events.js';
@@ -23,9 +23,13 @@ function toChecked(events: MatcherEvents): CheckedEvent[] {
   });
 }
 
-/** `expect(events).toSatisfyContract(pack)`: the same checks and messages as `bench verify`, over one stream as one turn. */
+/**
+ * `expect(events).toSatisfyContract(pack)`: the same checks and messages as
+ * `bench verify`, over one stream as one turn. `pack` is a pack, a built-in
+ * name or a YAML/JSON pack file (a module pack: `await loadPack(file)` first).
+ */
 export function toSatisfyContract(received: MatcherEvents, pack: Pack | string) {
-  const p = typeof pack === 'string' ? findPack(pack) : pack;
+  const p = resolvePackSync(pack);
   const violations = checkEvents(toChecked(received), p, { cassette: '(events)', interaction: 0 }).flatMap((r) => r.violations);
   return {
     pass: violations.length === 0,

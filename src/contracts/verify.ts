@@ -4,7 +4,8 @@ import { UsageError } from '../errors.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { checkRule, groupByScope, type ScopeGroups, type Segment } from './check-rules.js';
 import type { Pack } from './pack.js';
-import { BUILT_IN_PACKS, findPack } from './packs/index.js';
+import { loadPack, resolvePackSync } from './pack-file.js';
+import { BUILT_IN_PACKS } from './packs/index.js';
 import type { CheckedEvent } from './selectors.js';
 import { type StreamUnderCheck, streamsOf } from './stream-events.js';
 
@@ -176,10 +177,10 @@ export function choosePacks(cassette: Cassette): { bySeq: Map<number, Pack[]>; c
  * Checks every stream of a cassette against its packs: `packs` when given,
  * else `meta.packs`, else the packs its traffic fits (`choosePacks`).
  */
-export function verifyCassette(cassette: Cassette, name: string, packNames?: readonly string[]): CheckedCassette {
-  const named = packNames ?? cassette.meta.packs;
+export function verifyCassette(cassette: Cassette, name: string, packRefs?: readonly (string | Pack)[]): CheckedCassette {
+  const named = packRefs ?? cassette.meta.packs;
   const auto = named === undefined || named.length === 0 ? choosePacks(cassette) : undefined;
-  const packs = auto ? BUILT_IN_PACKS.filter((p) => auto.chosen.some((c) => c.pack === p.name)) : (named ?? []).map(findPack);
+  const packs = auto ? BUILT_IN_PACKS.filter((p) => auto.chosen.some((c) => c.pack === p.name)) : (named ?? []).map(resolvePackSync);
   const checked: CheckedCassette = {
     cassette: name,
     packs: packs.map((p) => p.name),
@@ -221,13 +222,14 @@ export function verifyCassette(cassette: Cassette, name: string, packNames?: rea
  */
 export async function verifyPaths(
   paths: readonly string[],
-  options: { packs?: readonly string[]; allowEmpty?: boolean } = {},
+  options: { packs?: readonly (string | Pack)[]; allowEmpty?: boolean } = {},
 ): Promise<VerifyReport> {
-  for (const p of options.packs ?? []) findPack(p);
+  // Built-in names, pack files and modules, each loaded (and refused) once, before any cassette is read.
+  const packs = options.packs ? await Promise.all(options.packs.map(loadPack)) : undefined;
   const files = (await Promise.all(paths.map((p) => listFiles(p, isCassetteFile)))).flat();
   if (files.length === 0) throw new UsageError(`no cassette (*.yaml) under ${paths.join(', ')}`);
   const cassettes: CheckedCassette[] = [];
-  for (const file of files) cassettes.push(verifyCassette(await loadCassette(file), file, options.packs));
+  for (const file of files) cassettes.push(verifyCassette(await loadCassette(file), file, packs));
   if (!options.allowEmpty && cassettes.every((c) => c.rules.length === 0)) {
     throw new UsageError(
       `0 rules checked in ${files.length} cassettes: they name no pack (meta.packs) and no built-in pack fits their traffic; pass --pack NAME, or --allow-empty to accept an empty check`,

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { type Cassette, writeCassetteAtomic } from '../cassette/index.js';
+import type { Pack } from '../contracts/index.js';
 import type { NamedCassette, ReplayOptions } from '../replayer/index.js';
 import { cassetteFetch, type FetchLike } from '../suite/index.js';
 import { variationArbitrary } from './arbitraries.js';
@@ -19,7 +20,7 @@ export interface FuzzOptions {
   /** How reports and saved counterexamples name the cassette. */
   name?: string;
   /** Packs that define what is legal (default: the cassette's meta.packs). */
-  packs?: readonly string[];
+  packs?: readonly (string | Pack)[];
   /** Event types the property observes: the fuzzer never inserts or deletes them. */
   keep?: readonly string[];
   /** Variations to try (default 100). */

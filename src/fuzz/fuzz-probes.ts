@@ -1,5 +1,6 @@
 import { basename, join } from 'node:path';
 import { loadCassette } from '../cassette/index.js';
+import type { Pack } from '../contracts/index.js';
 import type { Verdict } from '../manifest/index.js';
 import { recordedProbes } from '../suites/index.js';
 import { exploreCassette, type FuzzReport } from './fuzz-cassette.js';
@@ -22,7 +23,7 @@ export interface ProbeFuzzOptions {
   runs: number;
   seed: number;
   /** Packs that decide legality instead of each cassette's own. */
-  packs?: readonly string[];
+  packs?: readonly (string | Pack)[];
   /** Also add and remove the events a probe's verdict is about, to see which verdicts rest on events the contract calls optional. */
   varyObserved?: boolean;
   /** A folder to write each counterexample to, as `<harness>.<probe>.yaml`. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Cassette, Interaction, SseItem, WsFrame } from '../cassette/index.js';
-import { findPack, frameType, itemType, type Pack, verifyCassette } from '../contracts/index.js';
+import { frameType, itemType, type Pack, resolvePackSync, verifyCassette } from '../contracts/index.js';
 import { FuzzError } from './errors.js';
 import { applyPayloadChange, describePayloadChange, payloadChanges } from './payload-changes.js';
 
@@ -83,16 +83,16 @@ export function labelOf(item: SseItem): string {
 
 /** The violations of a cassette against the space's packs, as one list. */
 export function violationsOf(cassette: Cassette, space: Pick<VariationSpace, 'name' | 'packs'>) {
-  return verifyCassette(
-    cassette,
-    space.name,
-    space.packs.map((p) => p.name),
-  ).rules.flatMap((r) => r.violations);
+  return verifyCassette(cassette, space.name, space.packs).rules.flatMap((r) => r.violations);
 }
 
 /** Works out what may vary in `cassette`; it must already satisfy its packs. */
-export function variationSpace(cassette: Cassette, name: string, options: { packs?: readonly string[]; keep?: readonly string[] } = {}) {
-  const packs = (options.packs ?? cassette.meta.packs ?? []).map(findPack);
+export function variationSpace(
+  cassette: Cassette,
+  name: string,
+  options: { packs?: readonly (string | Pack)[]; keep?: readonly string[] } = {},
+) {
+  const packs = (options.packs ?? cassette.meta.packs ?? []).map(resolvePackSync);
   if (packs.length === 0)
     throw new FuzzError(
       'no_packs',

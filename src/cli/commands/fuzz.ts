@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { findPack } from '../../contracts/index.js';
+import { loadPack } from '../../contracts/index.js';
 import { UsageError } from '../../errors.js';
 import { formatCounterexample, fuzzProbes, newSeed, type ProbeFuzzRow } from '../../fuzz/index.js';
 import { parseSeed } from '../options.js';
@@ -40,8 +40,8 @@ export function registerFuzz(program: Command): void {
     .option('--runs <n>', 'variations per probe', '100')
     .option('--seed <n>', 'fast-check seed (default: a new one, printed); the same seed tries the same variations')
     .option(
-      '--pack <name>',
-      "pack that decides which variations are legal, instead of each cassette's meta.packs (repeatable)",
+      '--pack <name|file>',
+      "pack that decides which variations are legal, instead of each cassette's meta.packs (repeatable): a built-in name, a pack file (.yaml, .json) or a module (.js)",
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option(
@@ -70,13 +70,13 @@ export function registerFuzz(program: Command): void {
       runCommand(async () => {
         const runs = parseRuns(flags.runs);
         const seed = flags.seed === undefined ? newSeed() : parseSeed(flags.seed);
-        for (const p of flags.pack ?? []) findPack(p);
+        const packs = flags.pack ? await Promise.all(flags.pack.map(loadPack)) : undefined;
         const started = Date.now();
         if (!flags.json) process.stdout.write(`fuzzing ${flags.cassettes}: ${runs} variations per probe, seed ${seed}\n`);
         const rows = await fuzzProbes(flags.cassettes, {
           runs,
           seed,
-          ...(flags.pack ? { packs: flags.pack } : {}),
+          ...(packs ? { packs } : {}),
           ...(flags.saveCounterexample ? { saveDir: flags.saveCounterexample } : {}),
           ...(flags.varyObserved ? { varyObserved: true } : {}),
           ...(flags.json ? {} : { onRow: (r) => process.stdout.write(describeRow(r)) }),

@@ -17,15 +17,15 @@ export function registerVerify(program: Command): void {
     .description('check cassettes against contract packs: payload schemas and event-ordering rules')
     .argument('[paths...]', 'cassette files or folders', ['cassettes'])
     .option(
-      '--pack <name>',
-      `pack to apply instead of each cassette's meta.packs (repeatable): ${BUILT_IN_PACKS.map((p) => p.name).join(', ')}`,
+      '--pack <name|file>',
+      `pack to apply instead of each cassette's meta.packs (repeatable): a built-in one (${BUILT_IN_PACKS.map((p) => p.name).join(', ')}), a pack file (./team-pack.yaml or .json, rules as data and payloads as JSON Schema) or a module exporting a pack (./pack.js)`,
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'text')
     .option('--allow-empty', 'exit 0 even when no rule applied to any cassette (by default that is exit 2: a check that cannot fail)')
     .addHelpText(
       'after',
-      '\nA cassette with no meta.packs (a plain bench proxy recording) is checked with the built-in packs its traffic fits (route and event types), named in the output; none fitting anywhere is exit 2 ("0 rules checked").\n\nExit codes: 0 clean, 1 violations, 2 bad input or nothing checked.\n\nExamples:\n  $ bench verify\n  $ bench verify cassettes/claude-native --pack omnigent/native-tui --format junit > verify.xml',
+      '\nA cassette with no meta.packs (a plain bench proxy recording) is checked with the built-in packs its traffic fits (route and event types), named in the output; none fitting anywhere is exit 2 ("0 rules checked").\n\nExit codes: 0 clean, 1 violations, 2 bad input or nothing checked.\n\nA pack file is checked on load; a broken one is refused with file:line and the field. Its JSON Schema is cassettes/pack.schema.json (name it in the file\'s $schema for an editor\'s help).\n\nExamples:\n  $ bench verify\n  $ bench verify cassettes/claude-native --pack omnigent/native-tui --format junit > verify.xml\n  $ bench verify recordings --pack ./team-pack.yaml',
     )
     .action((paths: string[], flags: VerifyFlags) =>
       runCommand(async () => {

@@ -1,0 +1,69 @@
+import { LineCounter, parseDocument } from 'yaml';
+import type { z } from 'zod';
+
+/** Where in a YAML (or JSON) text something went wrong: the line, when known, and what. */
+export interface YamlFault {
+  line?: number | undefined;
+  detail: string;
+}
+
+function parseYamlDocument(text: string) {
+  const lineCounter = new LineCounter();
+  // uniqueKeys stays on: a duplicated key in a hand edit is a mistake worth naming.
+  // logLevel error: the library's warnings (a key that is itself a mapping) become our one-line errors, not stderr noise.
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, logLevel: 'error' });
+  return { doc, lineCounter };
+}
+
+/** Parses YAML (JSON is YAML too) that a person may have written, or says at which line it is not YAML. */
+export function parseLocatedYaml(text: string): { value: unknown } | { fault: YamlFault } {
+  const { doc, lineCounter } = parseYamlDocument(text);
+  const error = doc.errors[0];
+  if (error) return { fault: { line: lineCounter.linePos(error.pos[0]).line, detail: `invalid YAML: ${error.message.split('\n')[0]}` } };
+  try {
+    return { value: doc.toJS({ maxAliasCount: 100 }) };
+  } catch (cause) {
+    // Aliases are resolved only here (an unknown anchor, an alias bomb).
+    return { fault: { detail: `invalid YAML: ${(cause as Error).message.split('\n')[0] ?? 'cannot be resolved'}` } };
+  }
+}
+
+/** The line of the deepest node along `path` that exists in the document. */
+export function lineOfPath(text: string, path: readonly PropertyKey[]): number | undefined {
+  const { doc, lineCounter } = parseYamlDocument(text);
+  for (let n = path.length; n >= 0; n--) {
+    const node = doc.getIn(path.slice(0, n) as unknown[], true) as { range?: [number, number, number] } | undefined;
+    if (node?.range) return lineCounter.linePos(node.range[0]).line;
+  }
+  return undefined;
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let cur = root;
+  for (const part of path) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[part];
+  }
+  return cur;
+}
+
+/** A zod issue in words a person fixing the file can act on: a missing field, an unknown one, or zod's own message. */
+export function describeIssue(issue: z.core.$ZodIssue, root: unknown): string {
+  const message = issue.message.replace(/^Invalid input: /, '');
+  if (issue.code === 'invalid_type' && valueAt(root, issue.path) === undefined) {
+    return `missing; ${message.replace(/, received undefined$/, '')}`;
+  }
+  if (issue.code === 'unrecognized_keys')
+    return `unknown field ${issue.keys.map((k) => JSON.stringify(k.length > 60 ? `${k.slice(0, 57)}...` : k)).join(', ')}`;
+  return message;
+}
+
+/** Formats a zod-style path as `interactions[2].response.status`. */
+export function formatFieldPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out === '' ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
