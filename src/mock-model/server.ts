@@ -38,7 +38,7 @@ const USAGE = { input: 10, output: 3 };
 
 /** `paceMs`: a pause before each delta, so a long reply is still streaming when a client interrupts it. */
 type Reply =
-  | { kind: 'text' | 'after-tool'; words: string[]; paceMs?: number }
+  | { kind: 'text' | 'after-tool'; words: string[]; paceMs?: number; itemId?: string }
   | { kind: 'tool'; name: string; args: Record<string, string> };
 
 const NUMBERS =
@@ -48,6 +48,9 @@ const NUMBERS =
 /** The long reply: 200 words, 25 ms apart (5 s), enough for an interrupt to land mid-stream. */
 const ESSAY = Array.from({ length: 200 }, (_, i) => `${i === 0 ? 'Computing' : 'history'} `);
 const ESSAY_PACE_MS = 25;
+/** One item id for every turn asking for "the same reply", paced so turns running at once interleave their deltas. */
+export const SAME_REPLY_ID = 'msg_mock_same';
+const SAME_REPLY_PACE_MS = 20;
 
 /** What the script answers, from the last message, the last user text and the tools on offer. */
 function choose(lastRole: string | undefined, userText: string, tools: string[]): Reply {
@@ -75,6 +78,8 @@ function choose(lastRole: string | undefined, userText: string, tools: string[])
   if (literal) return { kind: 'text', words: [literal[1] as string] };
   if (/Count from 1 to 20 in words/.test(userText)) return { kind: 'text', words: NUMBERS.map((w, i) => (i < 19 ? `${w}\n` : w)) };
   if (/\bessay\b/.test(userText)) return { kind: 'text', words: ESSAY, paceMs: ESSAY_PACE_MS };
+  // codex's two_threads probe: every turn that asks for the same reply gets the same item id, as a real model may give.
+  if (/\bthe same reply\b/.test(userText)) return { kind: 'text', words: GREETING, paceMs: SAME_REPLY_PACE_MS, itemId: SAME_REPLY_ID };
   return { kind: 'text', words: GREETING };
 }
 
@@ -173,7 +178,7 @@ async function responses(body: Record<string, unknown>, res: ServerResponse, n: 
   } else {
     const text = reply.words.join('');
     item = {
-      id: `msg_mock${n}`,
+      id: reply.itemId ?? `msg_mock${n}`,
       type: 'message',
       role: 'assistant',
       status: 'completed',

@@ -15,8 +15,8 @@ describe('bench fuzz', () => {
     const r = await runBench(['fuzz', '--cassettes', CASSETTES, '--runs', '15', '--seed', '20261130']);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('seed 20261130');
-    expect(r.stdout.match(/^ok {3}/gm)?.length).toBe(80);
-    expect(r.stdout).toMatch(/80 probes, 1200 variations in [\d.]+ s: every verdict held/);
+    expect(r.stdout.match(/^ok {3}/gm)?.length).toBe(86);
+    expect(r.stdout).toMatch(/86 probes, 1290 variations in [\d.]+ s: every verdict held/);
     expect(r.code).toBe(0);
   }, 120_000);
 

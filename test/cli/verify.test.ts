@@ -9,7 +9,7 @@ describe('bench verify', () => {
   it('passes every committed cassette and says what it checked', async () => {
     const r = await runBench(['verify']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^checked 81 cassettes, 125 streams, \d+ events against 82 rules: no violations\n$/);
+    expect(r.stdout).toMatch(/^checked 87 cassettes, 131 streams, \d+ events against 83 rules: no violations\n$/);
   });
 
   it('exits 1 and names the rule when a hand-edited cassette breaks one', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Pack } from '../pack.js';
-import { eventually, exactlyOne, firstEvent, never, precedes, progression, streamMeta } from '../rules.js';
+import { assembles, eventually, exactlyOne, firstEvent, never, precedes, progression, streamMeta } from '../rules.js';
 
 const REF = 'native-server-transports.md §4';
 const m = streamMeta(REF);
@@ -80,6 +80,12 @@ export const opencodeEvents: Pack = {
       s('busy-settles', 'a busy session ends in session.idle', 'OC6, OC7'),
     ),
     precedes('message.part.updated', 'message.part.delta', s('delta-after-part', 'a part is announced before its deltas', 'OC3')),
+    // OC10: the part updates carry the whole text; the one with time.end is final (an aborted part gets one too, OC7).
+    assembles(
+      { event: 'message.part.delta[properties.field=text]', key: 'properties.partID', field: 'properties.delta' },
+      { event: 'message.part.updated[properties.part.time.end]', key: 'properties.part.id', field: 'properties.part.text' },
+      s('deltas-add-up', "a text part's deltas, in order, are the text of its final update, and none comes after it", 'OC3, OC10'),
+    ),
     progression(
       'message.part.updated[properties.part.type=tool]',
       { key: 'properties.part.id', field: 'properties.part.state.status', stages: [['pending'], ['running'], ['completed', 'error']] },

@@ -1,7 +1,7 @@
 import { unsupported as no, supported as ok, type SuiteObservation } from '../../manifest/observation.js';
 import { type CodexClient, methodOf, type RpcMessage } from './client.js';
 
-export const CODEX_PROBE_NAMES = ['text_turn', 'tool_approved', 'tool_rejected', 'interrupt'] as const;
+export const CODEX_PROBE_NAMES = ['text_turn', 'tool_approved', 'tool_rejected', 'interrupt', 'two_threads'] as const;
 export type CodexProbeName = (typeof CODEX_PROBE_NAMES)[number];
 
 export interface CodexProbe {
@@ -15,17 +15,22 @@ const item = (m: RpcMessage | undefined) => (params(m).item ?? {}) as Record<str
 const APPROVAL = 'item/commandExecution/requestApproval';
 const TOOL_PROMPT = 'Please run: echo hello-from-tool';
 
-/** Starts a thread and a turn; returns the ids and where in the message log the turn's messages begin. */
-async function startTurn(client: CodexClient, cwd: string, text: string, approvalPolicy?: string, turnMs = 10_000) {
+/** Starts a thread and waits for its thread/started: as codex's own TUI does, a turn starts only once the thread exists for everyone. */
+async function startThread(client: CodexClient, cwd: string, turnMs: number): Promise<string> {
   const before = client.messages.length;
   const started = await client.request('thread/start', { cwd });
   const threadId = (started.thread as { id: string }).id;
-  // As codex's own TUI does: the thread exists for everyone once thread/started is out, so the turn starts after it.
   await client.waitFor(
     (m) => m.method === 'thread/started' && (params(m).thread as { id?: string } | undefined)?.id === threadId,
     turnMs,
     before,
   );
+  return threadId;
+}
+
+/** Starts a thread and a turn; returns the ids and where in the message log the turn's messages begin. */
+async function startTurn(client: CodexClient, cwd: string, text: string, approvalPolicy?: string, turnMs = 10_000) {
+  const threadId = await startThread(client, cwd, turnMs);
   const from = client.messages.length;
   const turn = await client.request('turn/start', {
     threadId,
@@ -123,6 +128,48 @@ export const CODEX_PROBES: readonly CodexProbe[] = [
       if (status !== 'interrupted') return no(`the turn ended ${String(status)}, not interrupted`);
       const order = after.indexOf('turn/completed') < after.indexOf('serverRequest/resolved') ? 'after' : 'before';
       return ok(`interrupted with the approval pending; serverRequest/resolved ${resolved ? order : 'never'} turn/completed`);
+    },
+  },
+  {
+    // Two threads on one connection with turns running at once, then a second turn on the first thread.
+    name: 'two_threads',
+    priority: 'P1',
+    async run(client, ctx) {
+      const threads = [await startThread(client, ctx.cwd, ctx.turnMs), await startThread(client, ctx.cwd, ctx.turnMs)];
+      const from = client.messages.length;
+      // The mock model answers this prompt with one item id every time: a repeated id across turns, two of them at once.
+      const input = [{ type: 'text', text: 'Say hi, and give the same reply every time.' }];
+      const turnOf = async (threadId: string) => ((await client.request('turn/start', { threadId, input })).turn as { id: string }).id;
+      const ended = (turnId: string) => (m: RpcMessage) =>
+        completedTurn(m) && (params(m).turn as { id?: string } | undefined)?.id === turnId;
+      // Both turns are started before either is waited for: they run side by side.
+      const first = await Promise.all(threads.map(turnOf));
+      for (const turnId of first) if (!(await client.waitFor(ended(turnId), ctx.turnMs, from))) return no(`turn ${turnId} never completed`);
+      const again = await turnOf(threads[0] as string);
+      if (!(await client.waitFor(ended(again), ctx.turnMs, from))) return no('the second turn of the first thread never completed');
+      const turns = [...first, again];
+      const messages = client.messages.slice(from);
+      const texts = turns.map((turnId) =>
+        messages
+          .filter((m) => m.method === 'item/completed' && params(m).turnId === turnId && item(m).type === 'agentMessage')
+          .map((m) => ({ id: String(item(m).id), text: String(item(m).text) })),
+      );
+      if (texts.some((t) => t.length === 0)) return no('a turn completed without an agentMessage');
+      // Deltas add up per turn and item: an item id may come again in another turn.
+      for (const [n, turnId] of turns.entries())
+        for (const { id, text } of texts[n] ?? []) {
+          const deltas = messages
+            .filter((m) => m.method === 'item/agentMessage/delta' && params(m).turnId === turnId && params(m).itemId === id)
+            .map((m) => String(params(m).delta ?? ''))
+            .join('');
+          if (deltas !== '' && deltas !== text)
+            return no(`turn ${turnId}: deltas assemble ${JSON.stringify(deltas)}, not ${JSON.stringify(text)}`);
+        }
+      const ids = texts.flat().map((t) => t.id);
+      const repeated = ids.length - new Set(ids).size;
+      return ok(
+        `three turns on two threads completed, deltas adding up per turn${repeated ? `; ${repeated} item id(s) repeated across turns` : ''}`,
+      );
     },
   },
 ];

@@ -3,7 +3,7 @@ import { ServerResponseError } from '../../suite/errors.js';
 import type { JsonClient } from '../../suite/json-client.js';
 import type { StreamEvent, StreamReader } from '../../suite/stream-reader.js';
 
-export const OPENCODE_PROBE_NAMES = ['text_turn', 'tool_approved', 'tool_rejected', 'abort'] as const;
+export const OPENCODE_PROBE_NAMES = ['text_turn', 'tool_approved', 'tool_rejected', 'abort', 'two_sessions', 'abort_text'] as const;
 export type OpenCodeProbeName = (typeof OPENCODE_PROBE_NAMES)[number];
 
 export interface OpenCodeProbe {
@@ -15,13 +15,15 @@ export interface OpenCodeProbe {
 const props = (e: StreamEvent | undefined) => (e?.data.properties ?? {}) as Record<string, unknown>;
 const TOOL_PROMPT = 'Please run: echo hello-from-tool';
 
-/**
- * Subscribes first (opencode's /event is live-only), creates a session and
- * posts the prompt; returns the session's events as they come.
- */
-async function startTurn(client: JsonClient, text: string, turnMs: number) {
+/** Opens opencode's /event stream (live-only: subscribe before anything happens) and reads its server.connected. */
+async function subscribe(client: JsonClient, turnMs: number): Promise<StreamReader> {
   const events = await client.stream('GET', '/event');
   if ((await events.waitFor(() => true, turnMs))?.type !== 'server.connected') throw new Error('/event did not open with server.connected');
+  return events;
+}
+
+/** Creates a session and posts its prompt; `mine` selects that session's events of a type. */
+async function startSession(client: JsonClient, text: string) {
   const created = await client.call('POST', '/session', { title: 'tapedeck bench' });
   const sessionID = created.json.id as string;
   if (created.status !== 200 || !sessionID) throw new ServerResponseError(created.status, 'POST /session', '');
@@ -31,8 +33,17 @@ async function startTurn(client: JsonClient, text: string, turnMs: number) {
     (type: string, extra: (e: StreamEvent) => boolean = () => true) =>
     (e: StreamEvent) =>
       e.type === type && props(e).sessionID === sessionID && extra(e);
-  return { events, sessionID, mine };
+  return { sessionID, mine };
 }
+
+/** Subscribes first, then creates a session and posts the prompt; returns the session's events as they come. */
+async function startTurn(client: JsonClient, text: string, turnMs: number) {
+  const events = await subscribe(client, turnMs);
+  return { events, ...(await startSession(client, text)) };
+}
+
+const toolState = (e: StreamEvent) => (props(e).part as { type?: string; state?: { status?: string } } | undefined)?.state?.status;
+const isToolPart = (e: StreamEvent) => (props(e).part as { type?: string } | undefined)?.type === 'tool';
 
 /** The turn ends at the session's idle; an aborted turn has two. */
 const idles = (events: StreamReader, sessionID: string) =>
@@ -125,6 +136,63 @@ export const OPENCODE_PROBES: readonly OpenCodeProbe[] = [
       if (aborted.status !== 200) return no(`abort answered ${aborted.status}`);
       if (!settled) return no('no session.idle after the aborted tool');
       return ok(`${name ?? 'session.error'}; the tool ended in error; ${idles(events, sessionID)} session.idle events`);
+    },
+  },
+  {
+    // Two sessions on one /event connection, both asking for the same tool: one answered always, the other once.
+    name: 'two_sessions',
+    priority: 'P1',
+    async run(client, turnMs) {
+      const events = await subscribe(client, turnMs);
+      const a = await startSession(client, TOOL_PROMPT);
+      const b = await startSession(client, TOOL_PROMPT);
+      const askedA = await events.waitFor(a.mine('permission.asked'), turnMs);
+      const askedB = await events.waitFor(b.mine('permission.asked'), turnMs);
+      if (!askedA || !askedB) {
+        events.close();
+        return no(`no permission.asked for session ${askedA ? 'B' : 'A'}`);
+      }
+      const replies = [
+        await client.call('POST', `/permission/${String(props(askedA).id)}/reply`, { reply: 'always' }),
+        await client.call('POST', `/permission/${String(props(askedB).id)}/reply`, { reply: 'once' }),
+      ];
+      const idleA = await events.waitFor(a.mine('session.idle'), turnMs);
+      const idleB = await events.waitFor(b.mine('session.idle'), turnMs);
+      events.close();
+      if (replies.some((r) => r.status !== 200)) return no(`a permission reply answered ${replies.map((r) => r.status).join(', ')}`);
+      if (!idleA || !idleB) return no(`session ${idleA ? 'B' : 'A'} never went idle`);
+      const ended = [a, b].map((s) => events.events.filter(s.mine('message.part.updated', isToolPart)).map(toolState).at(-1));
+      if (ended.some((st) => st !== 'completed')) return no(`the tools ended ${ended.join(' and ')}`);
+      return ok('two sessions side by side: permission always and once, both tools completed, each session idle');
+    },
+  },
+  {
+    // An abort while the reply is streaming text (the mock model writes its essay slowly).
+    name: 'abort_text',
+    priority: 'P1',
+    async run(client, turnMs) {
+      const { events, sessionID, mine } = await startTurn(client, 'Write an essay about computing history.', turnMs);
+      // The reply's text part opens (with its start time; the prompt's part has none) before any delta, and deltas may not come (OC10).
+      const writing = (e: StreamEvent) => {
+        const part = props(e).part as { type?: string; time?: { start?: number } } | undefined;
+        return part?.type === 'text' && part.time?.start !== undefined;
+      };
+      const streaming = await events.waitFor(mine('message.part.updated', writing), turnMs);
+      if (!streaming) {
+        events.close();
+        return no('no reply text to abort at');
+      }
+      const aborted = await client.call('POST', `/session/${sessionID}/abort`);
+      const error = await events.waitFor(mine('session.error'), turnMs);
+      // OC7: an abort settles twice; the second idle comes after the aborted message.
+      const first = error ? await events.waitFor(mine('session.idle'), turnMs, events.events.indexOf(error)) : undefined;
+      const second = first ? await events.waitFor(mine('session.idle'), turnMs, events.events.indexOf(first) + 1) : undefined;
+      events.close();
+      if (aborted.status !== 200) return no(`abort answered ${aborted.status}`);
+      if (!error) return no('no session.error after the abort');
+      if (!first) return no('no session.idle after the abort');
+      const name = (props(error).error as { name?: string } | undefined)?.name;
+      return ok(`${name ?? 'session.error'} mid-text; ${second ? 'two' : 'one'} session.idle events`);
     },
   },
 ];

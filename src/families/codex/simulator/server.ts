@@ -177,7 +177,8 @@ export async function startCodexSimulator(options: CodexSimulatorOptions = {}): 
       notify('item/completed', { ...base, item: user, completedAtMs: ids.now() * 1000 });
       const items: Msg[] = [];
       const message = (reply: string) => {
-        const item = { type: 'agentMessage', id: `msg_${ids.hex(24)}`, text: '' };
+        // As the real server does with a model that repeats an item id: every turn asking for the same reply gets one id.
+        const item = { type: 'agentMessage', id: /\bthe same reply\b/.test(text) ? 'msg_same_reply' : `msg_${ids.hex(24)}`, text: '' };
         notify('item/started', { ...base, item, startedAtMs: ids.now() * 1000 });
         for (const delta of reply.split(/(?<= )/)) notify('item/agentMessage/delta', { ...base, itemId: item.id, delta });
         const done = { ...item, text: reply };

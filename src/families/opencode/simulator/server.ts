@@ -16,6 +16,10 @@ export interface OpenCodeSimulator {
 
 type Json = Record<string, unknown>;
 const VERSION = '1.18.33';
+/** The long reply: words 25 ms apart, as the mock model paces its essay, so an abort lands mid-text. */
+const ESSAY = Array.from({ length: 40 }, (_, i) => `${i === 0 ? 'Computing' : 'history'} `);
+const ESSAY_PACE_MS = 25;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 class HttpError extends Error {
   constructor(
@@ -249,10 +253,51 @@ export async function startOpenCodeSimulator(options: OpenCodeSimulatorOptions =
       publish('message.updated', { sessionID, info: { ...user, summary: { diffs: [] } } });
     };
 
+    if (/\bessay\b/i.test(text)) return writeEssay();
     if (!/\brun\b/i.test(text)) {
       step('stop', (messageID) => say(messageID, 'Hello from mock. '));
       return finish();
     }
+    /** A long reply written a word at a time, so an abort lands while its text streams (OC7 for a text part). */
+    async function writeEssay(): Promise<void> {
+      const msg = openStep();
+      const messageID = msg.id as string;
+      const part = { id: id('prt'), sessionID, messageID, type: 'text', text: '', time: { start: time() } };
+      publish('message.part.updated', { sessionID, part, time: time() });
+      let written = '';
+      for (const word of ESSAY) {
+        if ((await Promise.race([sleep(ESSAY_PACE_MS), abort])) === 'aborted') {
+          publish('session.error', { sessionID, error: { name: 'MessageAbortedError', data: { message: 'Aborted' } } });
+          idle();
+          publish('message.part.updated', {
+            sessionID,
+            part: { ...part, text: written, time: { start: part.time.start, end: time() } },
+            time: time(),
+          });
+          publish('message.updated', {
+            sessionID,
+            info: {
+              ...msg,
+              error: { name: 'MessageAbortedError', data: { message: 'Aborted' } },
+              time: { created: (msg.time as Json).created, completed: time() },
+            },
+          });
+          delete session.abort;
+          session.busy = false;
+          return idle();
+        }
+        written += word;
+        publish('message.part.delta', { sessionID, messageID, partID: part.id, field: 'text', delta: word });
+      }
+      publish('message.part.updated', {
+        sessionID,
+        part: { ...part, text: written, time: { start: part.time.start, end: time() } },
+        time: time(),
+      });
+      closeStep(msg, 'stop');
+      finish();
+    }
+
     // A tool step: the bash call asks for permission before it runs.
     const command = 'echo hello-from-tool';
     let decision: string | 'aborted' = 'once';
