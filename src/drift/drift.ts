@@ -136,7 +136,7 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
           ...(options.pace ? { pace: options.pace } : {}),
           turnMs,
           onProgress: (event) => {
-            if (event.kind === 'start') return;
+            if (event.kind !== 'done') return;
             done++;
             const perProbe = (performance.now() - startedAt) / done / 1000;
             const left = probes.length - done;

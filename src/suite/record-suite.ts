@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../errors.js';
@@ -13,6 +13,7 @@ import {
 } from '../manifest/index.js';
 import { recordToFile } from '../recorder/index.js';
 import { isInfrastructure } from './errors.js';
+import { settleRecording } from './settle-recording.js';
 import type { RecordSuiteOptions, Suite, SuiteProbe } from './suite.js';
 
 /**
@@ -53,7 +54,7 @@ const FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /**
  * The one record loop: starts the suite's simulator unless a server is given,
  * records each probe through its own proxy into `<outDir>/<folder>/<probe>.yaml`,
- * then writes the manifest.
+ * then writes the manifest; files that changed only in their timings stay as they were.
  */
 export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options: RecordSuiteOptions): Promise<Manifest> {
   if (options.folder !== undefined && !FOLDER_NAME.test(options.folder))
@@ -89,6 +90,12 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
     const outRoot = resolve(options.outDir);
     const dir = resolve(outRoot, folder);
     if (!dir.startsWith(outRoot + sep)) throw new UsageError(`${folder} would write outside ${options.outDir}`);
+    // Written beside the folder and moved in at the end: an interrupted run leaves the folder as it was, and
+    // what an unchanged server gives again is not rewritten (settleRecording).
+    const stage = join(outRoot, `.${folder}.recording-${process.pid}`);
+    await mkdir(dir, { recursive: true });
+    await rm(stage, { recursive: true, force: true });
+    await mkdir(stage);
     const described = simulator ? suite.simulator.describe(seed) : (options.described ?? server);
     const target = suite.proxyTarget?.(server) ?? server;
     const results: ProbeResult[] = [];
@@ -110,7 +117,7 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
           {
             target,
             labels: { harness: folder, probe: probe.name },
-            file: join(dir, file),
+            file: join(stage, file),
             describedAs: described,
             packs: [...(plan.packs ?? suite.packs)],
             redact: options.redact,
@@ -133,7 +140,10 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
       recordedAt: new Date().toISOString(),
       probes: results,
     };
-    await writeManifest(join(dir, 'manifest.yaml'), manifest);
+    await writeManifest(join(stage, 'manifest.yaml'), manifest);
+    const files = [...results.flatMap((r) => (r.cassette ? [r.cassette] : [])), 'manifest.yaml'];
+    const settled = await settleRecording(stage, dir, files);
+    options.onProgress?.({ kind: 'saved', ...settled });
     return manifest;
   } finally {
     await simulator?.close();

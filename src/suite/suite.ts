@@ -184,7 +184,11 @@ export interface RecordSuiteOptions {
   onProgress?: ((event: SuiteProgress) => void) | undefined;
 }
 
-export type SuiteProgress = { kind: 'start'; probe: string } | { kind: 'done'; result: ProbeResult; seconds: number };
+export type SuiteProgress =
+  | { kind: 'start'; probe: string }
+  | { kind: 'done'; result: ProbeResult; seconds: number }
+  /** The files moved into place, and those left as they were (the same but for timings). */
+  | { kind: 'saved'; written: string[]; unchanged: string[] };
 
 /** The options every simulator takes (port, host, seed, latency), without the ones left unset. */
 export function simulatorBasics(o: SimulatorOptions): { port?: number; host?: string; seed?: number; latencyMs?: number } {

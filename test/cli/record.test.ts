@@ -1,9 +1,17 @@
-import { readdir } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../families/omnigent/helpers.js';
-import { runBench } from '../helpers/cli.js';
+import { BENCH_BIN, runBench } from '../helpers/cli.js';
 import { startServer } from '../helpers/servers.js';
+
+/** Every file of a folder and its bytes. */
+async function filesOf(dir: string): Promise<Record<string, string>> {
+  const names = (await readdir(dir)).sort();
+  return Object.fromEntries(await Promise.all(names.map(async (n) => [n, await readFile(join(dir, n), 'utf8')] as const)));
+}
 
 describe('bench record', () => {
   it('shows progress per probe and ends with the verdict table', async () => {
@@ -19,6 +27,44 @@ describe('bench record', () => {
       streaming   P0    NOT_APPLICABLE  — NOT_APPLICABLE  kiro-native declares streaming=false; no text deltas, as declared
       "
     `);
+  });
+
+  it('leaves every file as it was when the server did not change: the README main job keeps the tree clean', async () => {
+    const out = await tempDir('cli-record-again');
+    await cp('cassettes/kiro-native', join(out, 'kiro-native'), { recursive: true });
+    const before = await filesOf(join(out, 'kiro-native'));
+    const r = await runBench(['record', '--harness', 'kiro-native', '--out', out]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`cassettes in ${out}/kiro-native/ (9 unchanged but for timings, left as they were)`);
+    expect(await filesOf(join(out, 'kiro-native'))).toEqual(before);
+    expect(await readdir(out)).toEqual(['kiro-native']);
+    // Another seed is another recording: every cassette is rewritten.
+    const other = await runBench(['record', '--harness', 'kiro-native', '--out', out, '--seed', '2']);
+    expect(other.code).toBe(0);
+    expect(other.stdout).not.toContain('unchanged');
+    const after = await filesOf(join(out, 'kiro-native'));
+    expect(Object.keys(after)).toEqual(Object.keys(before));
+    for (const name of Object.keys(before)) expect(after[name], name).not.toBe(before[name]);
+  });
+
+  it('stopped mid-run, leaves the folder as it was: no cassette of the new run beside the old manifest', async () => {
+    const out = await tempDir('cli-record-stop');
+    await cp('cassettes/claude-native', join(out, 'claude-native'), { recursive: true });
+    const before = await filesOf(join(out, 'claude-native'));
+    // The interrupt probe holds its turn open for seconds: a stop lands while the run is still going.
+    const child = spawn(process.execPath, [BENCH_BIN, 'record', '--harness', 'claude-native', '--out', out, '--seed', '3'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    await new Promise<void>((resolve) =>
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('  interrupt ... ')) resolve();
+      }),
+    );
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    expect(await filesOf(join(out, 'claude-native'))).toEqual(before);
   });
 
   it('records the hermes gateway probes with --target hermes, and refuses mixed-up flags in one line', async () => {

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
-import { type Manifest, VERDICT_SYMBOL, type Verdict } from '../../manifest/index.js';
+import { type Manifest, VERDICT_SYMBOL } from '../../manifest/index.js';
+import type { SuiteProgress } from '../../suite/index.js';
 import { peerSpecFor, recordTarget, SUITES, suiteForTarget } from '../../suites/index.js';
 import { parseSeed, parseWholeMs } from '../options.js';
 import { runCommand } from '../run-command.js';
@@ -113,10 +114,14 @@ Examples:
           ?.split(',')
           .map((s) => s.trim())
           .filter(Boolean);
-        const progress = (e: { kind: 'start'; probe: string } | { kind: 'done'; result: { verdict: Verdict }; seconds: number }) => {
+        let saved = '';
+        const progress = (e: SuiteProgress) => {
+          if (e.kind === 'saved')
+            saved = e.unchanged.length === 0 ? '' : ` (${e.unchanged.length} unchanged but for timings, left as they were)`;
           if (!human) return;
           if (e.kind === 'start') process.stderr.write(`  ${e.probe} ... `);
-          else process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
+          else if (e.kind === 'done')
+            process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
         };
         const suite = suiteForTarget(flags.target);
         if (flags.folder !== undefined && suite.variants)
@@ -140,7 +145,7 @@ Examples:
           process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
         } else {
           process.stdout.write(
-            `${manifest.harness} against ${manifest.target}: cassettes in ${flags.out}/${flags.folder ?? (flags.peer ? peerSpecFor(suite, flags.harness)?.folder : undefined) ?? manifest.harness}/\n\n${verdictTable(manifest)}\n`,
+            `${manifest.harness} against ${manifest.target}: cassettes in ${flags.out}/${flags.folder ?? (flags.peer ? peerSpecFor(suite, flags.harness)?.folder : undefined) ?? manifest.harness}/${saved}\n\n${verdictTable(manifest)}\n`,
           );
         }
         return manifest.probes.some((p) => p.verdict === 'DRIFT') ? 1 : 0;

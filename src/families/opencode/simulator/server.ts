@@ -258,6 +258,24 @@ export async function startOpenCodeSimulator(options: OpenCodeSimulatorOptions =
       step('stop', (messageID) => say(messageID, 'Hello from mock. '));
       return finish();
     }
+    /** OC7: the error and a first idle, then the cut part (`endPart`) and the message's error, then a second idle. */
+    function settleAbort(msg: Json, endPart: () => void): void {
+      publish('session.error', { sessionID, error: { name: 'MessageAbortedError', data: { message: 'Aborted' } } });
+      idle();
+      endPart();
+      publish('message.updated', {
+        sessionID,
+        info: {
+          ...msg,
+          error: { name: 'MessageAbortedError', data: { message: 'Aborted' } },
+          time: { created: (msg.time as Json).created, completed: time() },
+        },
+      });
+      delete session.abort;
+      session.busy = false;
+      idle();
+    }
+
     /** A long reply written a word at a time, so an abort lands while its text streams (OC7 for a text part). */
     async function writeEssay(): Promise<void> {
       const msg = openStep();
@@ -267,24 +285,14 @@ export async function startOpenCodeSimulator(options: OpenCodeSimulatorOptions =
       let written = '';
       for (const word of ESSAY) {
         if ((await Promise.race([sleep(ESSAY_PACE_MS), abort])) === 'aborted') {
-          publish('session.error', { sessionID, error: { name: 'MessageAbortedError', data: { message: 'Aborted' } } });
-          idle();
-          publish('message.part.updated', {
-            sessionID,
-            part: { ...part, text: written, time: { start: part.time.start, end: time() } },
-            time: time(),
-          });
-          publish('message.updated', {
-            sessionID,
-            info: {
-              ...msg,
-              error: { name: 'MessageAbortedError', data: { message: 'Aborted' } },
-              time: { created: (msg.time as Json).created, completed: time() },
-            },
-          });
-          delete session.abort;
-          session.busy = false;
-          return idle();
+          // As the real server (1.18.33) ends a text part an abort cuts: with what was written, and its end time.
+          return settleAbort(msg, () =>
+            publish('message.part.updated', {
+              sessionID,
+              part: { ...part, text: written, time: { start: part.time.start, end: time() } },
+              time: time(),
+            }),
+          );
         }
         written += word;
         publish('message.part.delta', { sessionID, messageID, partID: part.id, field: 'text', delta: word });
@@ -339,21 +347,7 @@ export async function startOpenCodeSimulator(options: OpenCodeSimulatorOptions =
     publish('permission.asked', payload);
     decision = await Promise.race([answered, abort]);
     if (decision === 'aborted') {
-      // OC7: the error and a first idle, then the tool and message errors, then a second idle.
-      publish('session.error', { sessionID, error: { name: 'MessageAbortedError', data: { message: 'Aborted' } } });
-      idle();
-      toolError('Tool execution aborted', { metadata: { interrupted: true } });
-      publish('message.updated', {
-        sessionID,
-        info: {
-          ...msg,
-          error: { name: 'MessageAbortedError', data: { message: 'Aborted' } },
-          time: { created: (msg.time as Json).created, completed: time() },
-        },
-      });
-      delete session.abort;
-      session.busy = false;
-      return idle();
+      return settleAbort(msg, () => toolError('Tool execution aborted', { metadata: { interrupted: true } }));
     }
     publish('permission.replied', { sessionID, requestID: permissionID, reply: decision });
     if (decision === 'reject') {
