@@ -126,12 +126,14 @@ describe('replay', () => {
         text = items.data.find((i) => i.role === 'assistant')?.content?.[0]?.text ?? '';
         if (text === '') await sleep(pollMs);
       }
-      await reader.waitFor((e) => e.type === 'response.output_item.done', 5000);
+      const done = await reader.waitFor((e) => e.type === 'response.output_item.done', 5000);
       reader.close();
+      // The deltas up to the reply item: what follows it (claude-native's closing empty delta) races the close.
+      const upToItem = done ? reader.events.slice(0, reader.events.indexOf(done)) : reader.events;
       return {
         id,
         polls,
-        result: { text, deltas: reader.count('response.output_text.delta'), completed: reader.count('response.output_item.done') > 0 },
+        result: { text, deltas: upToItem.filter((e) => e.type === 'response.output_text.delta').length, completed: done !== undefined },
       };
     }
 
