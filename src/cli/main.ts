@@ -10,6 +10,7 @@ import { registerRecover } from './commands/recover.js';
 import { registerReplay } from './commands/replay.js';
 import { registerScan } from './commands/scan.js';
 import { registerSim } from './commands/sim.js';
+import { registerTimeline } from './commands/timeline.js';
 import { registerVerify } from './commands/verify.js';
 import { EXIT, printError, setVerbose } from './run-command.js';
 
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerProxy(program);
   registerRecover(program);
   registerInspect(program);
+  registerTimeline(program);
   registerScan(program);
   registerSim(program);
   for (const cmd of program.commands) cmd.exitOverride().showSuggestionAfterError(true);

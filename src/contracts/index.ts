@@ -3,7 +3,7 @@ export { type MatcherEvents, toSatisfyContract } from './matcher.js';
 export type { Pack } from './pack.js';
 export { loadPack, type PackFile, PackFileError, packFileJsonSchema, readPackFile, resolvePackSync } from './pack-file.js';
 export { BUILT_IN_PACKS, findPack } from './packs/index.js';
-export { renderJunit, renderText, renderViolation } from './render.js';
+export { renderJunit, renderMarkdown, renderText, renderViolation } from './render.js';
 export {
   assembles,
   atMostOne,

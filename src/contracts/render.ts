@@ -1,3 +1,4 @@
+import { markdownTable, renderJunitXml } from '../report/index.js';
 import type { VerifyReport, Violation } from './verify.js';
 
 const paint = (on: boolean) => ({
@@ -30,22 +31,41 @@ export function renderText(report: VerifyReport, colour = false): string {
   return lines.join('\n');
 }
 
-const xml = (s: string) =>
-  s.replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch] as string);
-
 /** JUnit XML: one testsuite per cassette, one testcase per pack rule checked on it. */
 export function renderJunit(report: VerifyReport): string {
-  const suites = report.cassettes.map((cassette) => {
-    const failures = cassette.rules.filter((r) => r.violations.length > 0).length;
-    const cases = cassette.rules.map((r) => {
-      const name = xml(`${r.pack} ${r.rule}`);
-      if (r.violations.length === 0) return `    <testcase classname="${xml(cassette.cassette)}" name="${name}"/>`;
-      const body = r.violations.map((v) => renderViolation(v)).join('\n\n');
-      return `    <testcase classname="${xml(cassette.cassette)}" name="${name}">\n      <failure message="${xml(r.violations[0]?.message ?? '')}" type="${r.violations[0]?.code}">${xml(body)}</failure>\n    </testcase>`;
-    });
-    return `  <testsuite name="${xml(cassette.cassette)}" tests="${cassette.rules.length}" failures="${failures}" errors="0">\n${cases.join('\n')}\n  </testsuite>`;
-  });
-  const tests = report.cassettes.reduce((n, c) => n + c.rules.length, 0);
-  const failures = report.cassettes.reduce((n, c) => n + c.rules.filter((r) => r.violations.length > 0).length, 0);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="tapedeck verify" tests="${tests}" failures="${failures}">\n${suites.join('\n')}\n</testsuites>\n`;
+  return renderJunitXml(
+    'tapedeck verify',
+    report.cassettes.map((cassette) => ({
+      name: cassette.cassette,
+      cases: cassette.rules.map((r) => ({
+        classname: cassette.cassette,
+        name: `${r.pack} ${r.rule}`,
+        ...(r.violations.length > 0
+          ? {
+              failure: {
+                type: r.violations[0]?.code ?? 'violation',
+                message: r.violations[0]?.message ?? '',
+                body: r.violations.map((v) => renderViolation(v)).join('\n\n'),
+              },
+            }
+          : {}),
+      })),
+    })),
+  );
+}
+
+/** For a CI job summary: the count, then one row per violation. */
+export function renderMarkdown(report: VerifyReport): string {
+  const events = report.cassettes.reduce((n, x) => n + x.events, 0);
+  const head = `## tapedeck verify: ${report.violations.length === 0 ? '✅ no violations' : `❌ ${report.violations.length} violations`}`;
+  const lines = [head, '', `${report.cassettes.length} cassettes, ${events} events checked.`];
+  if (report.violations.length > 0)
+    lines.push(
+      '',
+      markdownTable(
+        ['cassette', 'interaction', 'event', 'rule', 'what'],
+        report.violations.map((v) => [v.cassette, `#${v.interaction}`, String(v.eventIndex), `${v.pack} ${v.rule}`, v.message]),
+      ),
+    );
+  return `${lines.join('\n')}\n`;
 }

@@ -1,3 +1,4 @@
+import { type JunitCase, markdownCell as md, renderJunitXml } from '../report/index.js';
 import { type Finding, HEADINGS } from './compare.js';
 
 export interface DriftReport {
@@ -36,8 +37,6 @@ export function renderDriftText(report: DriftReport): string {
   return lines.join('\n');
 }
 
-const md = (s: string) => s.replace(/\|/g, '\\|');
-
 /** For a pull-request comment or a CI job summary. */
 export function renderDriftMarkdown(report: DriftReport): string {
   const lines = [
@@ -56,9 +55,6 @@ export function renderDriftMarkdown(report: DriftReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-const xml = (s: string) =>
-  s.replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch] as string);
-
 /**
  * One testsuite per harness, one testcase per probe compared (passing ones
  * too) plus one for what concerns the whole harness (routes, vocabulary,
@@ -73,23 +69,20 @@ export function renderDriftJunit(report: DriftReport): string {
   const suites = scopes.map((scope) => {
     const probes = report.compared.find((c) => c.scope === scope)?.probes ?? [];
     const mine = report.findings.filter((f) => f.scope === scope);
-    const cases = [HARNESS_CASE, ...probes].map((name) => {
+    const cases = [HARNESS_CASE, ...probes].map((name): JunitCase => {
       const found = mine.filter((f) => (name === HARNESS_CASE ? !f.probes?.length : f.probes?.includes(name)));
       const bad = found.filter(failing);
       const rest = found.filter((f) => !failing(f));
-      const failure = bad.length
-        ? `\n      <failure type="${bad[0]?.severity}" message="${xml(bad[0]?.message ?? '')}">${xml(bad.map(line).join('\n'))}</failure>`
-        : '';
-      const out = rest.length ? `\n      <system-out>${xml(rest.map(line).join('\n'))}</system-out>` : '';
-      const body = failure + out;
-      return `    <testcase classname="${xml(scope)}" name="${xml(name)}"${body ? `>${body}\n    </testcase>` : '/>'}`;
+      return {
+        classname: scope,
+        name,
+        ...(bad[0] ? { failure: { type: bad[0].severity, message: bad[0].message, body: bad.map(line).join('\n') } } : {}),
+        ...(rest.length ? { output: rest.map(line).join('\n') } : {}),
+      };
     });
-    const failures = [HARNESS_CASE, ...probes].filter((name) =>
-      mine.some((f) => failing(f) && (name === HARNESS_CASE ? !f.probes?.length : f.probes?.includes(name))),
-    ).length;
-    return `  <testsuite name="${xml(scope)}" tests="${probes.length + 1}" failures="${failures}">\n${cases.join('\n')}\n  </testsuite>`;
+    return { name: scope, cases };
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="tapedeck drift">\n${suites.join('\n')}\n</testsuites>\n`;
+  return renderJunitXml('tapedeck drift', suites);
 }
 
 /** The testcase for findings about the harness as a whole, not one probe. */

@@ -1,6 +1,7 @@
 import { basename, join } from 'node:path';
 import { loadCassette } from '../cassette/index.js';
 import type { Pack } from '../contracts/index.js';
+import type { Shard } from '../fs/shard.js';
 import type { Verdict } from '../manifest/index.js';
 import { recordedProbes } from '../suites/index.js';
 import { exploreCassette, type FuzzReport } from './fuzz-cassette.js';
@@ -13,6 +14,8 @@ const OBSERVED: Partial<Record<string, string[]>> = {
 export interface ProbeFuzzRow {
   harness: string;
   probe: string;
+  /** The cassette varied. */
+  file: string;
   expected: Verdict;
   /** The verdict under the counterexample, when one broke it. */
   replayed?: Verdict;
@@ -28,7 +31,9 @@ export interface ProbeFuzzOptions {
   varyObserved?: boolean;
   /** A folder to write each counterexample to, as `<harness>.<probe>.yaml`. */
   saveDir?: string;
-  onRow?: (row: ProbeFuzzRow) => void;
+  /** Only this shard's cassettes (a CI matrix job). */
+  shard?: Shard;
+  onRow?: (row: ProbeFuzzRow, done: number, total: number) => void;
 }
 
 /**
@@ -37,7 +42,8 @@ export interface ProbeFuzzOptions {
  */
 export async function fuzzProbes(dir: string, options: ProbeFuzzOptions): Promise<ProbeFuzzRow[]> {
   const rows: ProbeFuzzRow[] = [];
-  for (const recorded of await recordedProbes(dir)) {
+  const probes = await recordedProbes(dir, options.shard);
+  for (const recorded of probes) {
     const { harness, probe, result, file } = recorded;
     const cassette = await loadCassette(file);
     let replayed: Verdict | undefined;
@@ -62,12 +68,13 @@ export async function fuzzProbes(dir: string, options: ProbeFuzzOptions): Promis
     const row: ProbeFuzzRow = {
       harness,
       probe,
+      file,
       expected: result.verdict,
       report,
       ...(report.failure && replayed ? { replayed } : {}),
     };
     rows.push(row);
-    options.onRow?.(row);
+    options.onRow?.(row, rows.length, probes.length);
   }
   return rows;
 }

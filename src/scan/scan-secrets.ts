@@ -17,6 +17,8 @@ export interface ScanReport {
   /** Files that look like cassettes but are not valid ones: scanned all the same, as text and YAML. */
   warnings: string[];
   files: number;
+  /** Every file read, in order. */
+  scanned: string[];
 }
 
 /**
@@ -149,5 +151,5 @@ export async function scanForSecrets(
       add(name, name === folders.host ? "this machine's host name" : 'a folder of this machine');
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
-  return { findings, warnings, files: files.length };
+  return { findings, warnings, files: files.length, scanned: files };
 }

@@ -1,3 +1,4 @@
+export { checkHealthRoute, checkListening } from './check-server.js';
 export { InfrastructureError, isInfrastructure, ServerResponseError } from './errors.js';
 export { type FetchLike, JsonClient, type JsonReply } from './json-client.js';
 export { MessageLog } from './message-log.js';

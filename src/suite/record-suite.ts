@@ -71,7 +71,6 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
   // A file where the folder should be would only fail once the first probe saves.
   const out = await stat(options.outDir).catch(() => undefined);
   if (out && !out.isDirectory()) throw new UsageError(`--out ${options.outDir} is a file; give a folder (it is created when missing)`);
-  if (options.server) await suite.checkServer?.(options.server);
   const seed = options.simulator?.seed ?? 1;
   const simulator = options.server ? undefined : await suite.simulator.start({ ...options.simulator, seed });
   try {
@@ -86,6 +85,8 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
       },
       selected,
     );
+    // After the plan, which refuses missing flags (an API key) first: they are the user's to fix before any server is asked.
+    if (options.server) await suite.checkServer?.(options.server);
     const folder = options.folder ?? plan.folder;
     const outRoot = resolve(options.outDir);
     const dir = resolve(outRoot, folder);

@@ -2,6 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadCassette } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
+import { pickShard, type Shard } from '../fs/shard.js';
 import { loadManifest, type ProbeResult, type Verdict } from '../manifest/index.js';
 import type { ReplayOptions } from '../replayer/index.js';
 import { cassetteFetch, type ReplayDoor } from '../suite/index.js';
@@ -10,6 +11,8 @@ import { suiteOfManifest } from './registry.js';
 export interface ReplayCheckRow {
   harness: string;
   probe: string;
+  /** The cassette replayed. */
+  file: string;
   expected: Verdict;
   replayed: Verdict;
   reason: string;
@@ -41,8 +44,11 @@ export interface RecordedProbe {
   replay(door: ReplayDoor, pace?: 'replay' | 'fuzz'): Promise<{ replayed: Verdict; reason: string }>;
 }
 
-/** Every recorded probe with a cassette under `dir` (a harness folder, or a folder of them), in manifest order. */
-export async function recordedProbes(dir: string): Promise<RecordedProbe[]> {
+/**
+ * Every recorded probe with a cassette under `dir` (a harness folder, or a
+ * folder of them), in manifest order; with a shard, only that shard's cassettes.
+ */
+export async function recordedProbes(dir: string, shard?: Shard): Promise<RecordedProbe[]> {
   const folders = await harnessFolders(dir);
   if (folders.length === 0) throw new UsageError(`${dir} holds no recorded harness (no manifest.yaml); run bench record first`);
   const out: RecordedProbe[] = [];
@@ -60,7 +66,7 @@ export async function recordedProbes(dir: string): Promise<RecordedProbe[]> {
       });
     }
   }
-  return out;
+  return pickShard(out, shard, (p) => p.file);
 }
 
 /**
@@ -69,16 +75,24 @@ export async function recordedProbes(dir: string): Promise<RecordedProbe[]> {
  */
 export async function replayCheck(
   dir: string,
-  options: { fetchFor?: (file: string) => Promise<ReplayDoor>; replay?: ReplayOptions } = {},
+  options: {
+    fetchFor?: (file: string) => Promise<ReplayDoor>;
+    replay?: ReplayOptions;
+    shard?: Shard;
+    onRow?: (row: ReplayCheckRow, done: number, total: number) => void;
+  } = {},
 ): Promise<ReplayCheckRow[]> {
   const rows: ReplayCheckRow[] = [];
-  for (const recorded of await recordedProbes(dir)) {
+  const probes = await recordedProbes(dir, options.shard);
+  for (const recorded of probes) {
     const { harness, probe, result, file } = recorded;
     const door = options.fetchFor
       ? await options.fetchFor(file)
       : { fetch: cassetteFetch([{ name: result.cassette, cassette: await loadCassette(file) }], options.replay) };
     const { replayed, reason } = await recorded.replay(door);
-    rows.push({ harness, probe, expected: result.verdict, replayed, reason, ok: replayed === result.verdict });
+    const row = { harness, probe, file, expected: result.verdict, replayed, reason, ok: replayed === result.verdict };
+    rows.push(row);
+    options.onRow?.(row, rows.length, probes.length);
   }
   return rows;
 }

@@ -78,7 +78,7 @@ describe('the check fails when the code breaks the layering', () => {
   it('a cycle, even between modules each allowed to import the other, and a module nobody listed', async () => {
     const table = new Map([
       ...(await rules()),
-      ['contracts', new Set(['cassette', 'errors', 'fs', 'scan'])],
+      ['contracts', new Set(['cassette', 'errors', 'fs', 'report', 'scan'])],
       ['scan', new Set(['cassette', 'errors', 'contracts'])],
     ]);
     const src = await srcWith('scan/scan-secrets.ts', (t) => `import '../contracts/index.js';\n${t}`);

@@ -43,6 +43,39 @@ describe('mistakes found before any probe runs', () => {
   });
 });
 
+describe('a --server of the wrong kind, or none, for every family', () => {
+  it('opencode and hermes ask their health route, codex its port: exit 2 in seconds, nothing recorded', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-early-'));
+    const other = await startServer((_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('no such route');
+    });
+    // A port that was free a moment ago: nothing listens there.
+    const gone = await startServer((_req, res) => {
+      res.end();
+    });
+    await gone.close();
+    try {
+      const out = join(dir, 'out');
+      const cases: [string[], RegExp][] = [
+        [['--target', 'opencode', '--server', other.url], /answered GET \/global\/health with 404: it is not opencode serve/],
+        [['--target', 'hermes', '--api-key', 'k', '--server', other.url], /answered GET \/health with 404: it is not a Hermes gateway/],
+        [['--target', 'opencode', '--server', gone.url], /cannot reach .* \(ECONNREFUSED\); is the server running\?/],
+        [['--target', 'codex', '--server', gone.url.replace(/^http/, 'ws')], /cannot reach ws:.* \(ECONNREFUSED\)/],
+      ];
+      for (const [args, message] of cases) {
+        const started = performance.now();
+        expectOneLine(await runBench(['record', ...args, '--out', out]), message);
+        expect(performance.now() - started).toBeLessThan(15_000);
+      }
+      expect(await readdir(dir)).toEqual([]);
+    } finally {
+      await other.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('bad input on the command line', () => {
   it('an unknown flag', async () => {
     expectOneLine(await runBench(['verify', '--colour']), /^bench: unknown option '--colour'/);

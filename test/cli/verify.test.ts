@@ -32,7 +32,7 @@ describe('bench verify', () => {
     );
     const f = await runBench(['verify', '--format', 'xml']);
     expect(f.code).toBe(2);
-    expect(f.stderr).toBe('bench: --format "xml": use one of text, json, junit\n');
+    expect(f.stderr).toBe('bench: --format "xml": use one of text, json, junit, markdown\n');
   });
 
   it('prints JSON violations as data', async () => {

@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import { loadDriftConfig, renderDriftJunit, renderDriftMarkdown, renderDriftText, runDrift, type Severity } from '../../drift/index.js';
 import { UsageError } from '../../errors.js';
 import { SUITES, TARGETS } from '../../suites/index.js';
+import { addReportOptions, checkReportFlags, emitReport, type ReportFlags } from '../report-output.js';
 import { runCommand } from '../run-command.js';
 
-const FORMATS = ['text', 'json', 'junit', 'markdown'] as const;
 const SEVERITIES = ['breaking', 'notable', 'info'] as const;
 
-interface DriftFlags {
+interface DriftFlags extends ReportFlags {
   baseline: string;
   server?: string;
   peer?: string;
@@ -15,14 +15,13 @@ interface DriftFlags {
   harness?: string;
   target: string;
   apiKey?: string;
-  format: string;
   update?: boolean;
   failOn?: string;
   config?: string;
 }
 
 export function registerDrift(program: Command): void {
-  program
+  const cmd = program
     .command('drift')
     .description(
       're-record against a changed server (or read a candidate folder) and report what moved: vocabulary, payload shape, ordering, status codes, contracts, verdicts',
@@ -39,7 +38,6 @@ export function registerDrift(program: Command): void {
     .option('--harness <id>', 'only this harness')
     .option('--target <kind>', `with --server or --peer: ${TARGETS.join(', ')}; folders of other suites are left out`, 'omnigent')
     .option('--api-key <key>', 'with --target hermes: the gateway API key (default $HERMES_API_KEY)')
-    .option('--format <format>', `output: ${FORMATS.join(', ')}`, 'text')
     .option('--fail-on <severity>', `lowest severity that exits 1: ${SEVERITIES.join(', ')} (default from config, else breaking)`)
     .option('--config <file>', 'JSON config with a "drift" section (default tapedeck.config.json if present)')
     .option('--update', 'after reporting, replace the baseline with the candidate')
@@ -53,41 +51,40 @@ names and order are compared. tapedeck.config.json can add more:
 Exit codes: 0 nothing at or above --fail-on, 1 drift found, 2 bad input.
 
 Examples:
-  $ bench drift --baseline cassettes --server http://127.0.0.1:6767 --format markdown >> "$GITHUB_STEP_SUMMARY"
+  $ bench drift --baseline cassettes --server http://127.0.0.1:6767 --junit drift.xml
   $ bench drift --baseline cassettes/kiro-native --candidate /tmp/new/kiro-native
   $ bench drift --baseline cassettes --server http://127.0.0.1:8642 --target hermes --api-key "$HERMES_API_KEY"
-  $ bench drift --baseline cassettes/codex-app-server-real --target codex --peer ./node_modules/.bin/codex`,
-    )
-    .action((flags: DriftFlags) =>
-      runCommand(async () => {
-        if (!(FORMATS as readonly string[]).includes(flags.format))
-          throw new UsageError(`--format ${JSON.stringify(flags.format)}: use one of ${FORMATS.join(', ')}`);
-        if (flags.failOn && !(SEVERITIES as readonly string[]).includes(flags.failOn))
-          throw new UsageError(`--fail-on ${JSON.stringify(flags.failOn)}: use one of ${SEVERITIES.join(', ')}`);
-        const report = await runDrift({
-          baseline: flags.baseline,
-          server: flags.server,
-          peer: flags.peer,
-          candidate: flags.candidate,
-          harness: flags.harness,
-          target: flags.target,
-          apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
-          config: await loadDriftConfig(flags.config),
-          failOn: flags.failOn as Severity | undefined,
-          update: flags.update,
-          onProgress: (line) => process.stderr.write(`bench drift: ${line}\n`),
-        });
-        const out =
-          flags.format === 'json'
-            ? `${JSON.stringify(report, null, 2)}\n`
-            : flags.format === 'junit'
-              ? renderDriftJunit(report)
-              : flags.format === 'markdown'
-                ? renderDriftMarkdown(report)
-                : `${renderDriftText(report)}\n`;
-        process.stdout.write(out);
-        if (flags.update) process.stderr.write(`bench drift: baseline ${flags.baseline} replaced with the candidate\n`);
-        return report.failed ? 1 : 0;
-      }),
+  $ bench drift --baseline cassettes/codex-app-server-real --target codex --peer ./node_modules/.bin/codex
+
+With $GITHUB_STEP_SUMMARY set (GitHub Actions), the Markdown report is also
+appended to the job summary.`,
     );
+  addReportOptions(cmd).action((flags: DriftFlags) =>
+    runCommand(async () => {
+      await checkReportFlags(flags);
+      if (flags.failOn && !(SEVERITIES as readonly string[]).includes(flags.failOn))
+        throw new UsageError(`--fail-on ${JSON.stringify(flags.failOn)}: use one of ${SEVERITIES.join(', ')}`);
+      const report = await runDrift({
+        baseline: flags.baseline,
+        server: flags.server,
+        peer: flags.peer,
+        candidate: flags.candidate,
+        harness: flags.harness,
+        target: flags.target,
+        apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
+        config: await loadDriftConfig(flags.config),
+        failOn: flags.failOn as Severity | undefined,
+        update: flags.update,
+        onProgress: (line) => process.stderr.write(`bench drift: ${line}\n`),
+      });
+      await emitReport(flags, {
+        text: () => renderDriftText(report),
+        json: () => report,
+        junit: () => renderDriftJunit(report),
+        markdown: () => renderDriftMarkdown(report),
+      });
+      if (flags.update) process.stderr.write(`bench drift: baseline ${flags.baseline} replaced with the candidate\n`);
+      return report.failed ? 1 : 0;
+    }),
+  );
 }

@@ -2,17 +2,18 @@ import type { Command } from 'commander';
 import { loadPack } from '../../contracts/index.js';
 import { UsageError } from '../../errors.js';
 import { formatCounterexample, fuzzProbes, newSeed, type ProbeFuzzRow } from '../../fuzz/index.js';
+import { type CheckRow, checkRowsJunit, checkRowsMarkdown, progressReporter } from '../../report/index.js';
 import { parseSeed } from '../options.js';
+import { addReportOptions, checkReportFlags, emitReport, type ReportFlags, reportFormat } from '../report-output.js';
 import { runCommand } from '../run-command.js';
 
-interface FuzzFlags {
+interface FuzzFlags extends ReportFlags {
   cassettes: string;
   runs: string;
   seed?: string;
   pack?: string[];
   saveCounterexample?: string;
   varyObserved?: boolean;
-  json?: boolean;
 }
 
 function parseRuns(value: string): number {
@@ -33,7 +34,7 @@ function describeRow(r: ProbeFuzzRow): string {
 }
 
 export function registerFuzz(program: Command): void {
-  program
+  const cmd = program
     .command('fuzz')
     .description("throw legal variations of recorded streams at the bench's own driver and check each probe keeps its recorded verdict")
     .option('--cassettes <dir>', 'folder bench record wrote (a harness folder or a folder of them)', 'cassettes')
@@ -49,7 +50,6 @@ export function registerFuzz(program: Command): void {
       'also add and remove the events a verdict is about (text deltas for streaming): shows which verdicts rest on events the contract calls optional',
     )
     .option('--save-counterexample <dir>', 'write each shrunk counterexample there as a cassette (<harness>.<probe>.yaml)')
-    .option('--json', 'print the rows as JSON')
     .addHelpText(
       'after',
       [
@@ -64,33 +64,55 @@ export function registerFuzz(program: Command): void {
         'Examples:',
         '  $ bench fuzz --runs 1000',
         '  $ bench fuzz --cassettes cassettes/kiro-native --seed 42 --save-counterexample regressions',
+        '  $ bench fuzz --shard 1/4 --junit fuzz-1.xml',
       ].join('\n'),
-    )
-    .action((flags: FuzzFlags) =>
-      runCommand(async () => {
-        const runs = parseRuns(flags.runs);
-        const seed = flags.seed === undefined ? newSeed() : parseSeed(flags.seed);
-        const packs = flags.pack ? await Promise.all(flags.pack.map(loadPack)) : undefined;
-        const started = Date.now();
-        if (!flags.json) process.stdout.write(`fuzzing ${flags.cassettes}: ${runs} variations per probe, seed ${seed}\n`);
-        const rows = await fuzzProbes(flags.cassettes, {
-          runs,
-          seed,
-          ...(packs ? { packs } : {}),
-          ...(flags.saveCounterexample ? { saveDir: flags.saveCounterexample } : {}),
-          ...(flags.varyObserved ? { varyObserved: true } : {}),
-          ...(flags.json ? {} : { onRow: (r) => process.stdout.write(describeRow(r)) }),
-        });
-        const broke = rows.filter((r) => r.report.failure);
-        if (flags.json) process.stdout.write(`${JSON.stringify({ seed, runs, rows }, null, 2)}\n`);
-        else {
-          const tried = rows.reduce((n, r) => n + r.report.runs, 0);
-          const seconds = ((Date.now() - started) / 1000).toFixed(1);
-          process.stdout.write(
-            `${rows.length} probes, ${tried} variations in ${seconds} s: ${broke.length === 0 ? 'every verdict held' : `${broke.length} broke`} (seed ${seed})\n`,
-          );
-        }
-        return broke.length === 0 ? 0 : 1;
-      }),
     );
+  addReportOptions(cmd, { shard: true }).action((flags: FuzzFlags) =>
+    runCommand(async () => {
+      await checkReportFlags(flags);
+      const runs = parseRuns(flags.runs);
+      const seed = flags.seed === undefined ? newSeed() : parseSeed(flags.seed);
+      const packs = flags.pack ? await Promise.all(flags.pack.map(loadPack)) : undefined;
+      const human = reportFormat(flags) === 'text';
+      const started = Date.now();
+      const progress = progressReporter('bench fuzz');
+      const shard = flags.shard ? `, shard ${flags.shard.index}/${flags.shard.count}` : '';
+      if (human) process.stdout.write(`fuzzing ${flags.cassettes}: ${runs} variations per probe, seed ${seed}${shard}\n`);
+      const rows = await fuzzProbes(flags.cassettes, {
+        runs,
+        seed,
+        ...(packs ? { packs } : {}),
+        ...(flags.saveCounterexample ? { saveDir: flags.saveCounterexample } : {}),
+        ...(flags.varyObserved ? { varyObserved: true } : {}),
+        ...(flags.shard ? { shard: flags.shard } : {}),
+        onRow: (r, done, total) => {
+          if (human) process.stdout.write(describeRow(r));
+          // Long work says how far it is, on stderr so a piped report stays clean.
+          progress(done, total);
+        },
+      });
+      const broke = rows.filter((r) => r.report.failure);
+      const checks = rows.map(
+        (r): CheckRow => ({
+          group: r.harness,
+          name: r.probe,
+          ok: !r.report.failure,
+          summary: r.report.failure
+            ? `verdict ${r.replayed ?? '?'} instead of ${r.expected} on variation ${r.report.failure.runs} (seed ${seed})`
+            : `${r.report.runs} legal variations, verdict ${r.expected} held`,
+          ...(r.report.failure ? { detail: formatCounterexample(r.report) } : {}),
+        }),
+      );
+      const tried = rows.reduce((n, r) => n + r.report.runs, 0);
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      await emitReport(flags, {
+        text: () =>
+          `${rows.length} probes, ${tried} variations in ${seconds} s: ${broke.length === 0 ? 'every verdict held' : `${broke.length} broke`} (seed ${seed})`,
+        json: () => ({ seed, runs, rows }),
+        junit: () => checkRowsJunit('tapedeck fuzz', checks),
+        markdown: () => checkRowsMarkdown(`tapedeck fuzz (seed ${seed})`, checks, `probes, ${tried} legal variations`),
+      });
+      return broke.length === 0 ? 0 : 1;
+    }),
+  );
 }

@@ -2,8 +2,10 @@ import type { Command } from 'commander';
 import { findConfigFile, loadRedactionConfig, readConfigSection } from '../../config.js';
 import { UsageError } from '../../errors.js';
 import { loadCassetteSet, type MatchConfig, matchConfigSchema, startReplayServer } from '../../replayer/index.js';
+import { type CheckRow, checkRowsJunit, checkRowsMarkdown, progressReporter } from '../../report/index.js';
 import { type ReplayCheckRow, replayCheck } from '../../suites/index.js';
 import { parseByteCount, parseMissStatus, parsePort } from '../options.js';
+import { addReportOptions, checkReportFlags, emitReport, type ReportFlags, reportFormat } from '../report-output.js';
 import { runCommand } from '../run-command.js';
 import { whenStopped } from '../stop-signal.js';
 
@@ -103,30 +105,46 @@ Example:
       }),
     );
 
-  program
+  const check = program
     .command('replay-check')
     .description('run every recorded probe of the TypeScript driver against its cassette, offline, and compare verdicts with the manifests')
     .argument('[dir]', 'folder bench record wrote', 'cassettes')
-    .option('--json', 'print the rows as JSON')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every verdict reproduced, 1 one differs, 2 bad input.\n\nExample (in CI):\n  $ bench replay-check cassettes',
-    )
-    .action((dir: string, flags: { json?: boolean }) =>
-      runCommand(async () => {
-        const rows: ReplayCheckRow[] = await replayCheck(dir);
-        if (flags.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-        else {
-          for (const r of rows) {
-            const mark = r.ok ? 'ok  ' : 'FAIL';
-            process.stdout.write(
-              `${mark} ${r.harness} ${r.probe}: ${r.replayed}${r.ok ? '' : ` (manifest says ${r.expected}: ${r.reason})`}\n`,
-            );
-          }
-          const failed = rows.filter((r) => !r.ok).length;
-          process.stdout.write(`${rows.length - failed} passed, ${failed} failed\n`);
-        }
-        return rows.every((r) => r.ok) ? 0 : 1;
-      }),
+      '\nExit codes: 0 every verdict reproduced, 1 one differs, 2 bad input.\n\nExamples (in CI):\n  $ bench replay-check cassettes --junit replay-check.xml\n  $ bench replay-check cassettes --shard 2/3',
     );
+  addReportOptions(check, { shard: true }).action((dir: string, flags: ReportFlags) =>
+    runCommand(async () => {
+      await checkReportFlags(flags);
+      const human = reportFormat(flags) === 'text';
+      const progress = progressReporter('bench replay-check');
+      const rows: ReplayCheckRow[] = await replayCheck(dir, {
+        ...(flags.shard ? { shard: flags.shard } : {}),
+        onRow: (r, done, total) => {
+          if (!human) return;
+          const mark = r.ok ? 'ok  ' : 'FAIL';
+          const detail = r.ok ? '' : ` (manifest says ${r.expected}: ${r.reason})`;
+          process.stdout.write(`${mark} ${r.harness} ${r.probe}: ${r.replayed}${detail}\n`);
+          progress(done, total);
+        },
+      });
+      const checks = rows.map(
+        (r): CheckRow => ({
+          group: r.harness,
+          name: r.probe,
+          ok: r.ok,
+          summary: r.ok ? r.replayed : `replayed ${r.replayed}, manifest says ${r.expected}: ${r.reason}`,
+        }),
+      );
+      const failed = rows.filter((r) => !r.ok).length;
+      await emitReport(flags, {
+        text: () =>
+          `${rows.length - failed} passed, ${failed} failed${flags.shard ? ` (shard ${flags.shard.index}/${flags.shard.count})` : ''}`,
+        json: () => rows,
+        junit: () => checkRowsJunit('tapedeck replay-check', checks),
+        markdown: () => checkRowsMarkdown('tapedeck replay-check', checks, 'recorded probes replayed'),
+      });
+      return failed === 0 ? 0 : 1;
+    }),
+  );
 }

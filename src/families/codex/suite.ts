@@ -5,7 +5,16 @@ import { type Cassette, loadCassette } from '../../cassette/index.js';
 import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
 import { startReplayServer } from '../../replayer/index.js';
-import { findProbe, observeSafely, type Suite, simulatorBasics, TURN_MS, throughDoor, turnCeiling } from '../../suite/index.js';
+import {
+  checkListening,
+  findProbe,
+  observeSafely,
+  type Suite,
+  simulatorBasics,
+  TURN_MS,
+  throughDoor,
+  turnCeiling,
+} from '../../suite/index.js';
 import { CodexClient } from './client.js';
 import { codexPeer } from './peer.js';
 import { CODEX_PROBES, type CodexProbe } from './probes.js';
@@ -64,6 +73,7 @@ export const codexSuite: Suite<CodexProbe> = {
       throw new UsageError(
         `--server ${JSON.stringify(url)}: give the app-server's ws:// URL (codex app-server --listen ws://127.0.0.1:PORT)`,
       );
+    return checkListening(url, 'ws://127.0.0.1:4500');
   },
   proxyTarget: (server) => server.replace(/^ws/, 'http'),
   simulator: {

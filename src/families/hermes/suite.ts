@@ -1,6 +1,7 @@
 import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
 import {
+  checkHealthRoute,
   findProbe,
   observeSafely,
   REPLAY_ORIGIN,
@@ -28,6 +29,7 @@ export const hermesSuite: Suite<HermesProbe> = {
   packs: HERMES_PACKS,
   probes: HERMES_PROBES,
   apiKeyEnv: 'HERMES_API_KEY',
+  checkServer: (url) => checkHealthRoute(url, { path: '/health', family: 'a Hermes gateway', example: 'http://127.0.0.1:8642' }),
   simulator: {
     describe: (seed) => `embedded hermes gateway simulator (seed ${seed})`,
     start: (o) => startHermesSimulator({ ...simulatorBasics(o), ...(o.apiKey ? { apiKey: o.apiKey } : {}) }),

@@ -1,6 +1,7 @@
-import { TapedeckError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { reconcile, type Verdict } from '../../manifest/index.js';
 import {
+  checkHealthRoute,
   findProbe,
   observeSafely,
   type Pace,
@@ -73,31 +74,6 @@ export function recordableHarness(id: string): HarnessProfile {
   return harness;
 }
 
-async function checkReachable(server: string): Promise<void> {
-  try {
-    new URL(server);
-  } catch {
-    throw new UsageError(`--server ${JSON.stringify(server)} is not a URL; give one like http://127.0.0.1:6767`);
-  }
-  let status: number;
-  try {
-    const res = await fetch(new URL('/health', server), { signal: AbortSignal.timeout(5000) });
-    await res.arrayBuffer();
-    status = res.status;
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-    throw new TapedeckError(
-      'server_unreachable',
-      `cannot reach ${server} (${cause}); is the server running? Omit --server to record the embedded simulator`,
-    );
-  }
-  // Every omnigent server answers /health: anything else would only be found out probe by probe, each SKIPPED after its timeouts.
-  if (status !== 200)
-    throw new UsageError(
-      `${server} answered GET /health with ${status}: it is not an omnigent server; give the session API's URL, or --target for another family`,
-    );
-}
-
 /**
  * Provisions a session and runs one probe. Infrastructure trouble (HTTP errors,
  * provisioning timeouts) is SKIPPED with the reason, never a capability verdict.
@@ -127,7 +103,8 @@ export const omnigentSuite: Suite<Probe> = {
   packs: NATIVE_TUI_PACKS,
   probes: PROBES,
   variants: { flag: 'harness', ids: recordableHarnessIds(), check: (id) => void recordableHarness(id) },
-  checkServer: checkReachable,
+  checkServer: (url) =>
+    checkHealthRoute(url, { path: '/health', family: 'an omnigent server (the session API)', example: 'http://127.0.0.1:6767' }),
   simulator: {
     describe: (seed) => `embedded omnigent simulator (seed ${seed})`,
     start: (o) =>

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reconcile } from '../../manifest/index.js';
 import {
+  checkHealthRoute,
   type FetchLike,
   findProbe,
   JsonClient,
@@ -38,6 +39,14 @@ export const opencodeSuite: Suite<OpenCodeProbe> = {
   packs: OPENCODE_PACKS,
   probes: OPENCODE_PROBES,
   apiKeyEnv: 'OPENCODE_SERVER_PASSWORD',
+  // 401 is opencode behind its password: the server is there, the probes send the password.
+  checkServer: (url) =>
+    checkHealthRoute(url, {
+      path: '/global/health',
+      family: 'opencode serve',
+      example: 'http://127.0.0.1:4096',
+      accept: (status) => status === 200 || status === 401,
+    }),
   simulator: {
     describe: (seed) => `embedded opencode serve simulator (seed ${seed})`,
     start: (o) => startOpenCodeSimulator(simulatorBasics(o)),
