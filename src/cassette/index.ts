@@ -36,6 +36,8 @@ export {
   type Failure,
   type Headers,
   type Interaction,
+  interactionSchema,
+  metaSchema,
   type RecordedRequest,
   type RecordedResponse,
   type SseItem,

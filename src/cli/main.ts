@@ -3,6 +3,7 @@ import { TapedeckError } from '../errors.js';
 import { TAPEDECK_VERSION } from '../version.js';
 import { registerDrift } from './commands/drift.js';
 import { registerFuzz } from './commands/fuzz.js';
+import { registerHar } from './commands/har.js';
 import { registerInspect } from './commands/inspect.js';
 import { registerProxy } from './commands/proxy.js';
 import { registerRecord } from './commands/record.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerRecover(program);
   registerInspect(program);
   registerTimeline(program);
+  registerHar(program);
   registerScan(program);
   registerSim(program);
   for (const cmd of program.commands) cmd.exitOverride().showSuggestionAfterError(true);

@@ -1,17 +1,15 @@
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { generateCassette } from '../../bench/generate-cassette.js';
 import { serializeCassette } from '../../src/cassette/index.js';
 import { runBench } from '../helpers/cli.js';
+import { launchChromium } from './chromium.js';
 
-// Debian's Chromium (`.ci/run` installs it); playwright-core never downloads a browser.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = resolve('.artifacts/timeline');
 
 interface RawItem {
@@ -50,9 +48,7 @@ let browser: Browser;
 let dir: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`no Chromium at ${CHROMIUM}: install Debian's (apt-get install chromium) or set CHROMIUM_PATH`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   dir = await mkdtemp(join(tmpdir(), 'tapedeck-timeline-'));
   await mkdir(ARTIFACTS, { recursive: true });
 });
