@@ -9,6 +9,7 @@ export default defineConfig({
       'test/replayer/replay-committed.test.ts',
       'test/drift/drift.test.ts',
       'test/reliability/loader-fuzz.test.ts',
+      'test/cli/readme-commands.test.ts',
     ],
     env: { TAPEDECK_SOAK: '1' },
     testTimeout: 600_000,

@@ -1,4 +1,4 @@
-// The `tapedeck/simulators` entry point: every family's simulator and the mock model, for tests that want a server to talk to.
+// The `tapedeck-bench/simulators` entry point: every family's simulator and the mock model, for tests that want a server to talk to.
 export { type CodexSimulator, type CodexSimulatorOptions, startCodexSimulator } from './families/codex/simulator/index.js';
 export {
   type HermesSimulator,

@@ -22,10 +22,10 @@ let greeting: TestServer;
 beforeAll(async () => {
   project = await mkdtemp(join(tmpdir(), 'tapedeck-readme-'));
   await mkdir(join(project, 'node_modules'));
-  // The project's dependencies: this checkout's, with tapedeck itself as the checkout.
+  // The project's dependencies: this checkout's, with tapedeck-bench itself as the checkout.
   for (const dep of ['vitest', 'msw', 'undici', '@vitest', 'vite', 'ws'])
     await symlink(join(ROOT, 'node_modules', dep), join(project, 'node_modules', dep));
-  await symlink(ROOT, join(project, 'node_modules', 'tapedeck'));
+  await symlink(ROOT, join(project, 'node_modules', 'tapedeck-bench'));
   await cp(join(ROOT, 'cassettes'), join(project, 'cassettes'), { recursive: true });
   await writeFile(join(project, 'package.json'), '{ "type": "module" }\n');
   await writeFile(join(project, 'vitest.config.mjs'), "export default { test: { include: ['*.test.ts'], testTimeout: 60000 } };\n");

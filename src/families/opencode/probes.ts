@@ -32,7 +32,8 @@ async function startSession(client: JsonClient, text: string) {
   const mine =
     (type: string, extra: (e: StreamEvent) => boolean = () => true) =>
     (e: StreamEvent) =>
-      e.type === type && props(e).sessionID === sessionID && extra(e);
+      // An event that names no session concerns every session, as the contract's scoping reads it (session.error's sessionID is optional).
+      e.type === type && (props(e).sessionID ?? sessionID) === sessionID && extra(e);
   return { sessionID, mine };
 }
 

@@ -4,6 +4,7 @@ import { loadCassette } from '../../../src/cassette/index.js';
 import { verifyCassette } from '../../../src/contracts/index.js';
 import { OPENCODE_PROBE_NAMES, opencodeSuite } from '../../../src/families/opencode/index.js';
 import { type OpenCodeSimulator, startOpenCodeSimulator } from '../../../src/families/opencode/simulator/index.js';
+import { counterexampleReplayOptions } from '../../../src/fuzz/index.js';
 import { loadManifest } from '../../../src/manifest/index.js';
 import { cassetteFetch, recordSuite } from '../../../src/suite/index.js';
 import { folderWithoutTiming, tempDir } from '../omnigent/helpers.js';
@@ -97,5 +98,25 @@ describe('the opencode serve simulator', () => {
     expect((await call('POST', `/permission/${pending[0]?.id}/reply`, { reply: 'once' })).status).toBe(200);
     const again = await call('POST', `/permission/${pending[0]?.id}/reply`, { reply: 'once' });
     expect([again.status, ((await again.json()) as { _tag: string })._tag]).toEqual([404, 'PermissionNotFoundError']);
+  });
+});
+
+describe('fuzz regressions', () => {
+  it('an abort whose session.error names no session still counts for the aborted session (bench fuzz --seed 42)', async () => {
+    // Found by running the README's `bench fuzz --runs 100 --seed 42`: the contract lets session.error omit
+    // properties.sessionID (an error of no session in particular), and the driver only looked for its own.
+    const file = join(COMMITTED, '..', 'regressions', 'opencode-serve-real.abort_text.yaml');
+    const cassette = await loadCassette(file);
+    const errors = cassette.interactions
+      .flatMap((i) => i.response?.stream?.events ?? [])
+      .filter((e) => e.event === undefined && e.data?.includes('"session.error"'));
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((e) => !Object.hasOwn((JSON.parse(e.data as string) as { properties: object }).properties, 'sessionID'))).toBe(
+      true,
+    );
+    expect(verifyCassette(cassette, 'regression').rules.flatMap((r) => r.violations)).toEqual([]);
+    const fetch = cassetteFetch([{ name: 'regression', cassette }], counterexampleReplayOptions(cassette));
+    const out = await opencodeSuite.replay({ harness: 'opencode-serve-real', probe: 'abort_text', file }, { fetch });
+    expect(out.replayed).toBe('SUPPORTED');
   });
 });
