@@ -14,6 +14,8 @@ export interface RecordToFileOptions {
   describedAs?: string | undefined;
   packs: string[];
   redact?: RedactionConfig | undefined;
+  /** Aborted: the proxy stops, no cassette is written (the journal is kept), and the call rejects with the signal's reason. */
+  signal?: AbortSignal | undefined;
 }
 
 /** Runs `drive` against a fresh recording proxy in front of the target, then writes what it recorded. */
@@ -26,12 +28,28 @@ export async function recordToFile<T>(options: RecordToFileOptions, drive: (prox
     packs: options.packs,
     journal: { file: journalPath(options.file), redact: options.redact },
   });
+  const signal = options.signal;
   let out: T;
   try {
-    out = await drive(proxy.url);
+    out = await (signal ? abortable(drive(proxy.url), signal) : drive(proxy.url));
   } finally {
-    await proxy.save(options.file, options.redact);
-    await proxy.discardJournal();
+    // An abandoned recording writes no cassette; its journal stays for `bench recover`.
+    if (signal?.aborted) await proxy.close();
+    else {
+      await proxy.save(options.file, options.redact);
+      await proxy.discardJournal();
+    }
   }
   return out;
+}
+
+/** The work's outcome, or the signal's reason as soon as it aborts (the work's own later failure is dropped). */
+export function abortable<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

@@ -1,5 +1,5 @@
 export { checkHealthRoute, checkListening } from './check-server.js';
-export { InfrastructureError, isInfrastructure, ServerResponseError } from './errors.js';
+export { InfrastructureError, isInfrastructure, RecordingStopped, ServerResponseError, unlessStopped } from './errors.js';
 export { type FetchLike, JsonClient, type JsonReply } from './json-client.js';
 export { MessageLog } from './message-log.js';
 export { findProbe, observeSafely, recordSuite, selectNamed } from './record-suite.js';

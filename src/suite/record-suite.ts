@@ -1,4 +1,4 @@
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../errors.js';
@@ -12,7 +12,7 @@ import {
   writeManifest,
 } from '../manifest/index.js';
 import { recordToFile } from '../recorder/index.js';
-import { isInfrastructure } from './errors.js';
+import { isInfrastructure, RecordingStopped, unlessStopped } from './errors.js';
 import { settleRecording } from './settle-recording.js';
 import type { RecordSuiteOptions, Suite, SuiteProbe } from './suite.js';
 
@@ -72,7 +72,12 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
   const out = await stat(options.outDir).catch(() => undefined);
   if (out && !out.isDirectory()) throw new UsageError(`--out ${options.outDir} is a file; give a folder (it is created when missing)`);
   const seed = options.simulator?.seed ?? 1;
-  const simulator = options.server ? undefined : await suite.simulator.start({ ...options.simulator, seed });
+  const stop = options.signal;
+  const simulator = options.server ? undefined : await unlessStopped(suite.simulator.start({ ...options.simulator, seed }), stop);
+  let stage: string | undefined;
+  let created: string | undefined;
+  const results: ProbeResult[] = [];
+  let settled = false;
   try {
     const server = options.server ?? (simulator as { url: string }).url;
     const plan = suite.plan(
@@ -93,16 +98,18 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
     if (!dir.startsWith(outRoot + sep)) throw new UsageError(`${folder} would write outside ${options.outDir}`);
     // Written beside the folder and moved in at the end: an interrupted run leaves the folder as it was, and
     // what an unchanged server gives again is not rewritten (settleRecording).
-    const stage = join(outRoot, `.${folder}.recording-${process.pid}`);
+    stage = join(outRoot, `.${folder}.recording-${process.pid}`);
+    created = (await stat(dir).catch(() => undefined)) === undefined ? dir : undefined;
     await mkdir(dir, { recursive: true });
     await rm(stage, { recursive: true, force: true });
     await mkdir(stage);
     const described = simulator ? suite.simulator.describe(seed) : (options.described ?? server);
     const target = suite.proxyTarget?.(server) ?? server;
-    const results: ProbeResult[] = [];
     let gate: string | undefined;
-    await plan.ready?.();
+    await unlessStopped(Promise.resolve(plan.ready?.()), stop);
     for (const probe of plan.probes) {
+      // Checked before a probe starts anything: a started probe would make its folder again.
+      if (stop?.aborted) throw new RecordingStopped(String(stop.reason));
       options.onProgress?.({ kind: 'start', probe: probe.name });
       const started = performance.now();
       const { declared, skip, notApplicable } = plan.declare(probe);
@@ -114,16 +121,20 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
         result = { ...base, observed: 'SKIPPED', verdict: 'SKIPPED', reason: skip ?? (gate as string) };
       } else {
         const file = `${probe.name}.yaml`;
-        const { observed, reason } = await recordToFile(
-          {
-            target,
-            labels: { harness: folder, probe: probe.name },
-            file: join(stage, file),
-            describedAs: described,
-            packs: [...(plan.packs ?? suite.packs)],
-            redact: options.redact,
-          },
-          (url) => plan.observe(probe, url),
+        const { observed, reason } = await unlessStopped(
+          recordToFile(
+            {
+              target,
+              labels: { harness: folder, probe: probe.name },
+              file: join(stage, file),
+              describedAs: described,
+              packs: [...(plan.packs ?? suite.packs)],
+              redact: options.redact,
+              signal: stop,
+            },
+            (url) => plan.observe(probe, url),
+          ),
+          stop,
         );
         result = { ...base, observed, verdict: reconcile(observed, declared), reason, cassette: file };
       }
@@ -143,10 +154,20 @@ export async function recordSuite<P extends SuiteProbe>(suite: Suite<P>, options
     };
     await writeManifest(join(stage, 'manifest.yaml'), manifest);
     const files = [...results.flatMap((r) => (r.cassette ? [r.cassette] : [])), 'manifest.yaml'];
-    const settled = await settleRecording(stage, dir, files);
-    options.onProgress?.({ kind: 'saved', ...settled });
+    const moved = await settleRecording(stage, dir, files);
+    settled = true;
+    options.onProgress?.({ kind: 'saved', ...moved });
     return manifest;
   } finally {
     await simulator?.close();
+    // A run that did not reach its end leaves no staging folder behind (the folder itself was never touched).
+    if (stage && !settled) {
+      // What a stop finds recorded (finished cassettes, the journal of the probe under way) is kept and said; nothing leaves nothing.
+      const found = (await readdir(stage).catch(() => [])).sort();
+      if (found.length > 0) options.onProgress?.({ kind: 'kept', folder: stage, files: found });
+      else await rm(stage, { recursive: true, force: true });
+      // A folder this run made and never filled goes too; rmdir refuses one that holds anything.
+      if (created) await rmdir(created).catch(() => {});
+    }
   }
 }

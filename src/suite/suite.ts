@@ -182,13 +182,17 @@ export interface RecordSuiteOptions {
   turnMs?: number | undefined;
   redact?: RedactionConfig | undefined;
   onProgress?: ((event: SuiteProgress) => void) | undefined;
+  /** Aborted: the probe under way is abandoned, servers started are stopped, the staging folder removed (RecordingStopped). */
+  signal?: AbortSignal | undefined;
 }
 
 export type SuiteProgress =
   | { kind: 'start'; probe: string }
   | { kind: 'done'; result: ProbeResult; seconds: number }
   /** The files moved into place, and those left as they were (the same but for timings). */
-  | { kind: 'saved'; written: string[]; unchanged: string[] };
+  | { kind: 'saved'; written: string[]; unchanged: string[] }
+  /** Stopped before the end: what was recorded (cassettes, the journal of the probe under way), left in the staging folder. */
+  | { kind: 'kept'; folder: string; files: string[] };
 
 /** The options every simulator takes (port, host, seed, latency), without the ones left unset. */
 export function simulatorBasics(o: SimulatorOptions): { port?: number; host?: string; seed?: number; latencyMs?: number } {

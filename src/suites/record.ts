@@ -2,7 +2,7 @@ import { UsageError } from '../errors.js';
 import type { Manifest } from '../manifest/index.js';
 import { startMockModel } from '../mock-model/index.js';
 import { type PeerServer, startPeer } from '../peers/index.js';
-import { type PeerSpec, type RecordSuiteOptions, recordSuite, type Suite } from '../suite/index.js';
+import { type PeerSpec, RecordingStopped, type RecordSuiteOptions, recordSuite, type Suite, unlessStopped } from '../suite/index.js';
 import { SUITES } from './registry.js';
 
 export interface RecordTargetOptions extends RecordSuiteOptions {
@@ -34,7 +34,16 @@ export async function recordTarget(suite: Suite, options: RecordTargetOptions): 
   if (options.server) throw new UsageError('--peer starts the server itself; give --peer or --server, not both');
   const model = await startMockModel();
   try {
-    const peer = await startPeer(suite.target, spec, { binary: options.peer, modelBaseUrl: model.baseUrl });
+    const starting = startPeer(suite.target, spec, { binary: options.peer, modelBaseUrl: model.baseUrl });
+    const peer = await unlessStopped(starting, options.signal).catch(async (err: unknown) => {
+      // Stopped while the server came up: it is stopped once up, never left running in its own process group.
+      if (err instanceof RecordingStopped)
+        await starting.then(
+          (p) => p.close(),
+          () => {},
+        );
+      throw err;
+    });
     try {
       options.onPeerStarted?.(peer);
       return await recordSuite(suite, {

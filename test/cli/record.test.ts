@@ -63,8 +63,51 @@ describe('bench record', () => {
       }),
     );
     child.kill('SIGTERM');
-    await once(child, 'exit');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(130);
+    expect(stderr).toContain('bench: stopped by SIGTERM before the recording ended; the folder is as it was');
     expect(await filesOf(join(out, 'claude-native'))).toEqual(before);
+    // What finished before the stop is kept beside it, and said: nothing recorded is lost.
+    const kept = (await readdir(out)).filter((n) => n.startsWith('.claude-native.recording-'));
+    expect(kept).toHaveLength(1);
+    expect(await readdir(join(out, kept[0] as string))).toContain('basic_turn.yaml');
+    expect(stderr).toMatch(
+      /bench record: what was recorded before the stop is kept in .*\.claude-native\.recording-\d+\/ \(basic_turn\.yaml, /,
+    );
+  });
+
+  it('stopped by the PID of the wrapper that started it (sh -c, as npx does): it stops too, and leaves nothing', async () => {
+    const out = await tempDir('cli-record-wrapper');
+    // `; true` keeps sh as a parent instead of exec-ing node; sh does not pass SIGTERM on.
+    const wrapper = spawn(
+      'sh',
+      ['-c', `"${process.execPath}" "${BENCH_BIN}" record --harness claude-native --out "${out}" --seed 3; true`],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    const ended = new Promise<void>((resolve) => wrapper.stderr.on('close', resolve));
+    await new Promise<void>((resolve) =>
+      wrapper.stderr.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('  streaming ... ')) resolve();
+      }),
+    );
+    process.kill(wrapper.pid as number, 'SIGTERM');
+    // The pipe closes once its last writer, bench itself, has exited.
+    await ended;
+    expect(stderr).toContain('bench: stopped by the process that started it (npx, a shell) exiting');
+    expect(stderr).not.toContain('  interrupt ... ');
+    // The folder this run made is gone (nothing was moved in); the probe that finished is kept, and said.
+    expect(stderr).toContain('bench record: what was recorded before the stop is kept in');
+    const left = await readdir(out);
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatch(/^\.claude-native\.recording-\d+$/);
+    // The finished probe's cassette, and the journal of the one under way (bench recover saves it).
+    const kept = (await readdir(join(out, left[0] as string))).filter((n) => !n.endsWith('.tmp'));
+    expect(kept[0]).toBe('basic_turn.yaml');
+    expect(kept.slice(1).every((n) => n === 'streaming.yaml.journal')).toBe(true);
   });
 
   it('records the hermes gateway probes with --target hermes, and refuses mixed-up flags in one line', async () => {

@@ -1,6 +1,7 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,7 +15,7 @@ import { startMockModel } from '../../src/mock-model/index.js';
 import { processesUnder, startPeer } from '../../src/peers/index.js';
 import type { PeerSpec } from '../../src/suite/index.js';
 import { recordTarget, replayCheck, suiteForTarget } from '../../src/suites/index.js';
-import { startBench } from '../helpers/cli.js';
+import { BENCH_BIN, startBench } from '../helpers/cli.js';
 
 type PeerKind = 'opencode' | 'codex';
 
@@ -143,6 +144,46 @@ describe.each([['opencode' as const], ['codex' as const]])('the real %s server',
     expect(root).not.toBe('');
     expect(await processesUnder(root)).toEqual([]);
     expect(existsSync(root)).toBe(false);
+  });
+
+  it('bench record --peer, its wrapper killed by PID mid-run: the real server is stopped, nothing is written, exit in seconds', async () => {
+    const dest = await mkdtemp(join(tmpdir(), 'tapedeck-peers-stop-'));
+    const before = new Set(await readdir(tmpdir()));
+    // `; true` keeps sh as the parent, as npx is; sh does not pass SIGTERM on.
+    const wrapper = spawn(
+      'sh',
+      ['-c', `"${process.execPath}" "${BENCH_BIN}" record --target ${kind} --peer "${BINARIES[kind]}" --out "${dest}"; true`],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    const ended = new Promise<void>((resolve) => wrapper.stderr.on('close', resolve));
+    await new Promise<void>((resolve) =>
+      wrapper.stderr.on('data', (d) => {
+        stderr += d;
+        if (/listening on \S+\n {2}\w+ \.\.\. /.test(stderr)) resolve();
+      }),
+    );
+    const url = /listening on (\S+)/.exec(stderr)?.[1] as string;
+    process.kill(wrapper.pid as number, 'SIGTERM');
+    await ended;
+    expect(stderr).toContain('stopped by the process that started it (npx, a shell) exiting');
+    // The vendor server (in a process group of its own) is gone with it.
+    const port = Number(new URL(url).port);
+    await expect(
+      new Promise((resolve, reject) => connect(port, '127.0.0.1').on('connect', resolve).on('error', reject)),
+    ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    // Nothing moved in; at most the journal of the probe under way, kept for bench recover and said.
+    const staged = await readdir(dest);
+    expect(staged.every((n) => /^\.[\w-]+\.recording-\d+$/.test(n))).toBe(true);
+    for (const n of staged) {
+      expect((await readdir(join(dest, n))).every((f) => f.endsWith('.journal'))).toBe(true);
+      expect(stderr).toContain('what was recorded before the stop is kept in');
+    }
+    const left = (await readdir(tmpdir())).filter((n) => !before.has(n) && !n.startsWith('tapedeck-'));
+    expect(left).toEqual([]);
+    await rm(dest, { recursive: true, force: true });
   });
 
   it('its cassettes verify clean against the packs', async () => {

@@ -6,6 +6,7 @@ import type { SuiteProgress } from '../../suite/index.js';
 import { peerSpecFor, recordTarget, SUITES, suiteForTarget } from '../../suites/index.js';
 import { parseSeed, parseWholeMs } from '../options.js';
 import { runCommand } from '../run-command.js';
+import { whenStopped } from '../stop-signal.js';
 
 interface RecordFlags {
   harness?: string;
@@ -107,8 +108,15 @@ Examples:
   $ bench record --harness openai-agents --peer test/peers/python/omnigent/.venv/bin/omnigent
   $ bench record --harness codex-native --peer test/peers/python/omnigent/.venv/bin/omnigent`,
     )
-    .action((flags: RecordFlags) =>
-      runCommand(async () => {
+    .action((flags: RecordFlags) => {
+      // A signal, or the wrapper that started us (npx, a shell) gone: the probe under way is abandoned, servers stopped.
+      const controller = new AbortController();
+      whenStopped(() => {}).then((cause) => {
+        if (!flags.json)
+          process.stderr.write(`\nbench record: ${cause}: stopping (servers started are stopped, the folder is left as it was)\n`);
+        controller.abort(cause);
+      });
+      return runCommand(async () => {
         const human = !flags.json;
         const probes = flags.probes
           ?.split(',')
@@ -118,6 +126,10 @@ Examples:
         const progress = (e: SuiteProgress) => {
           if (e.kind === 'saved')
             saved = e.unchanged.length === 0 ? '' : ` (${e.unchanged.length} unchanged but for timings, left as they were)`;
+          if (e.kind === 'kept')
+            process.stderr.write(
+              `bench record: what was recorded before the stop is kept in ${e.folder}/ (${e.files.join(', ')}; not moved in: move cassettes by hand, bench recover a .journal, or delete the folder)\n`,
+            );
           if (!human) return;
           if (e.kind === 'start') process.stderr.write(`  ${e.probe} ... `);
           else if (e.kind === 'done')
@@ -139,6 +151,7 @@ Examples:
           simulator: { seed: flags.seed, latencyMs: flags.latency },
           redact: await loadRedactionConfig(flags.config),
           onProgress: progress,
+          signal: controller.signal,
           onPeerStarted: (peer) => human && process.stderr.write(`${flags.target} ${peer.version} listening on ${peer.url}\n`),
         });
         if (flags.json) {
@@ -149,6 +162,9 @@ Examples:
           );
         }
         return manifest.probes.some((p) => p.verdict === 'DRIFT') ? 1 : 0;
-      }),
-    );
+      }).then(() => {
+        // The abandoned probe may still hold timers; everything it used is stopped, so nothing is lost by leaving now.
+        if (controller.signal.aborted) process.exit();
+      });
+    });
 }
