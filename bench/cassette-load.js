@@ -1,6 +1,8 @@
+import { loadavg } from 'node:os';
+import { stringify } from 'yaml';
 import { parseCassette, serializeCassette } from '../dist/cassette/index.js';
 import { generateCassette } from './generate-cassette.js';
-import { fmt, medianPair } from './measure.js';
+import { fmt, fmtRange, medianPair, ratioRange } from './measure.js';
 
 /** Loads a 10,000-interaction cassette and compares with JSON.parse of the same content. */
 export async function benchCassetteLoad({ interactions = 10_000 } = {}) {
@@ -17,7 +19,24 @@ export async function benchCassetteLoad({ interactions = 10_000 } = {}) {
   console.log(`  JSON.parse of the same content  ${fmt(jsonMs)} ms`);
   console.log(`  parseCassette (read + validate) ${fmt(loadMs)} ms`);
   console.log(`  ratio ${fmt(ratio)}x (target <= 3; Polly loads a HAR at 3.1x)`);
-  return { jsonMs, loadMs, ratio };
+  // A hand edit breaks the digest; an editor or a YAML library rewrites the style: neither may make a cassette unusable.
+  const edited = text.replace('reply 1', 'reply X');
+  const reformatted = stringify(JSON.parse(json), { lineWidth: 0 });
+  const editedRange = await ratioRange(
+    () => JSON.parse(json),
+    () => parseCassette(edited),
+    { rounds: 3, runs: 5 },
+  );
+  const reformattedRange = await ratioRange(
+    () => JSON.parse(json),
+    () => parseCassette(reformatted),
+    { rounds: 3, runs: 3 },
+  );
+  console.log(`  one character edited by hand     ${fmtRange(editedRange)} JSON.parse over 3 interleaved rounds`);
+  console.log(
+    `  re-written by the yaml library   ${fmtRange(reformattedRange)} JSON.parse over 3 interleaved rounds (target <= 10; load average ${loadavg()[0].toFixed(2)})`,
+  );
+  return { jsonMs, loadMs, ratio, edited: editedRange, reformatted: reformattedRange };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchCassetteLoad();

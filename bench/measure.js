@@ -50,3 +50,22 @@ export async function medianPair(a, b, { runs = 15, warmup = 3 } = {}) {
   }
   return [percentile(ta, 50), percentile(tb, 50)];
 }
+
+/**
+ * The ratio b/a as a range over interleaved rounds: each round takes the
+ * median of `runs` alternating runs of both, so a loaded moment moves one
+ * round, not the figure; the range says how steady the machine was.
+ */
+export async function ratioRange(a, b, { rounds = 4, runs = 7, warmup = 2 } = {}) {
+  const ratios = [];
+  for (let r = 0; r < rounds; r++) {
+    const [ma, mb] = await medianPair(a, b, { runs, warmup: r === 0 ? warmup : 1 });
+    ratios.push(mb / ma);
+  }
+  return { min: Math.min(...ratios), max: Math.max(...ratios), ratios };
+}
+
+/** `1.21-1.38x`, with the load average the figure was taken under. */
+export function fmtRange({ min, max }) {
+  return `${fmt(min)}-${fmt(max)}x`;
+}
