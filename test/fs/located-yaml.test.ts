@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { dump } from 'js-yaml';
 import { expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
+import { parse, stringify, type ToStringOptions } from 'yaml';
 import { parseLocatedYaml } from '../../src/fs/located-yaml.js';
 
 // Strings a YAML reader could take for something else: numbers of every base, bools, nulls, dates, indicators.
@@ -80,7 +80,7 @@ it('reads what any ordinary YAML writer wrote exactly as the located parser does
     // A mapping at the top, as every cassette and pack is (the two readers differ on a top-level block scalar with
     // an indentation indicator, where js-yaml follows the spec's -1 indentation and yaml does not).
     fc.property(fc.dictionary(text, value, { minKeys: 1, maxKeys: 4 }), styles, fc.boolean(), (v, options, viaJsYaml) => {
-      const written = viaJsYaml ? dump(v) : stringify(v, options as Parameters<typeof stringify>[1]);
+      const written = viaJsYaml ? dump(v) : stringify(v, options as ToStringOptions);
       const read = parseLocatedYaml(written);
       expect(read).toHaveProperty('value');
       // What the located parser (the yaml library) reads is the reference: a writer's own slip (yaml writes a
