@@ -4,7 +4,7 @@ import { cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../families/omnigent/helpers.js';
-import { BENCH_BIN, runBench } from '../helpers/cli.js';
+import { BENCH_BIN, benchUnderWrapper, runBench } from '../helpers/cli.js';
 import { startServer } from '../helpers/servers.js';
 
 /** Every file of a folder and its bytes. */
@@ -78,25 +78,11 @@ describe('bench record', () => {
 
   it('stopped by the PID of the wrapper that started it (sh -c, as npx does): it stops too, and leaves nothing', async () => {
     const out = await tempDir('cli-record-wrapper');
-    // `; true` keeps sh as a parent instead of exec-ing node; sh does not pass SIGTERM on.
-    const wrapper = spawn(
-      'sh',
-      ['-c', `"${process.execPath}" "${BENCH_BIN}" record --harness claude-native --out "${out}" --seed 3; true`],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stderr = '';
-    const ended = new Promise<void>((resolve) => wrapper.stderr.on('close', resolve));
-    await new Promise<void>((resolve) =>
-      wrapper.stderr.on('data', (d) => {
-        stderr += d;
-        if (stderr.includes('  streaming ... ')) resolve();
-      }),
-    );
-    process.kill(wrapper.pid as number, 'SIGTERM');
-    // The pipe closes once its last writer, bench itself, has exited.
-    await ended;
+    const bench = benchUnderWrapper(['record', '--harness', 'claude-native', '--out', out, '--seed', '3']);
+    await bench.waitFor(/ {2}streaming \.\.\. /);
+    process.kill(bench.wrapperPid, 'SIGTERM');
+    await bench.ended;
+    const stderr = bench.stderr();
     expect(stderr).toContain('bench: stopped by the process that started it (npx, a shell) exiting');
     expect(stderr).not.toContain('  interrupt ... ');
     // The folder this run made is gone (nothing was moved in); the probe that finished is kept, and said.

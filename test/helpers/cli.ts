@@ -71,3 +71,35 @@ export async function startBench(args: string[], options: { cwd?: string; env?: 
     exit: () => exited,
   };
 }
+
+export interface WrappedBench {
+  /** The wrapper's PID: what a script that started `npx bench` would kill. */
+  wrapperPid: number;
+  stderr(): string;
+  /** Resolves once stderr matches. */
+  waitFor(pattern: RegExp): Promise<void>;
+  /** Resolves when the stderr pipe closes: its last writer, bench itself, has exited. */
+  ended: Promise<void>;
+}
+
+/** Runs `bench ...args` under `sh -c`, as npx or a script would: sh stays its parent (`; true`) and passes no signal on. */
+export function benchUnderWrapper(args: string[]): WrappedBench {
+  const quoted = args.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  const wrapper = spawn('sh', ['-c', `"${process.execPath}" "${BENCH_BIN}" ${quoted}; true`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  wrapper.stderr.on('data', (d) => {
+    stderr += d;
+    for (const w of [...waiters])
+      if (w.pattern.test(stderr)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+  });
+  return {
+    wrapperPid: wrapper.pid as number,
+    stderr: () => stderr,
+    waitFor: (pattern) => (pattern.test(stderr) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve }))),
+    ended: new Promise((resolve) => wrapper.stderr.on('close', () => resolve())),
+  };
+}

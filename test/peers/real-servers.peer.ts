@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
@@ -15,7 +15,7 @@ import { startMockModel } from '../../src/mock-model/index.js';
 import { processesUnder, startPeer } from '../../src/peers/index.js';
 import type { PeerSpec } from '../../src/suite/index.js';
 import { recordTarget, replayCheck, suiteForTarget } from '../../src/suites/index.js';
-import { BENCH_BIN, startBench } from '../helpers/cli.js';
+import { benchUnderWrapper, startBench } from '../helpers/cli.js';
 
 type PeerKind = 'opencode' | 'codex';
 
@@ -149,25 +149,12 @@ describe.each([['opencode' as const], ['codex' as const]])('the real %s server',
   it('bench record --peer, its wrapper killed by PID mid-run: the real server is stopped, nothing is written, exit in seconds', async () => {
     const dest = await mkdtemp(join(tmpdir(), 'tapedeck-peers-stop-'));
     const before = new Set(await readdir(tmpdir()));
-    // `; true` keeps sh as the parent, as npx is; sh does not pass SIGTERM on.
-    const wrapper = spawn(
-      'sh',
-      ['-c', `"${process.execPath}" "${BENCH_BIN}" record --target ${kind} --peer "${BINARIES[kind]}" --out "${dest}"; true`],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stderr = '';
-    const ended = new Promise<void>((resolve) => wrapper.stderr.on('close', resolve));
-    await new Promise<void>((resolve) =>
-      wrapper.stderr.on('data', (d) => {
-        stderr += d;
-        if (/listening on \S+\n {2}\w+ \.\.\. /.test(stderr)) resolve();
-      }),
-    );
-    const url = /listening on (\S+)/.exec(stderr)?.[1] as string;
-    process.kill(wrapper.pid as number, 'SIGTERM');
-    await ended;
+    const bench = benchUnderWrapper(['record', '--target', kind, '--peer', BINARIES[kind], '--out', dest]);
+    await bench.waitFor(/listening on \S+\n {2}\w+ \.\.\. /);
+    const url = /listening on (\S+)/.exec(bench.stderr())?.[1] as string;
+    process.kill(bench.wrapperPid, 'SIGTERM');
+    await bench.ended;
+    const stderr = bench.stderr();
     expect(stderr).toContain('stopped by the process that started it (npx, a shell) exiting');
     // The vendor server (in a process group of its own) is gone with it.
     const port = Number(new URL(url).port);
