@@ -109,3 +109,53 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   await benchContracts();
   await benchScopedContracts();
 }
+
+/** `bench verify FILE` as a user runs it (a process: parse, segment, check, report) on one stream of `n` events. */
+export async function benchVerifyEndToEnd() {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtemp, rm, writeFile } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { serializeCassette } = await import('../dist/cassette/index.js');
+  const dir = await mkdtemp(join(tmpdir(), 'tapedeck-bench-verify-'));
+  const bin = new URL('../bin/bench.js', import.meta.url).pathname;
+  const rows = {};
+  try {
+    for (const n of [100_000, 300_000]) {
+      const items = events(n).map((e, k) => ({ at: k * 0.01, after: 1, event: e.type, data: JSON.stringify(e.data) }));
+      const cassette = {
+        version: 1,
+        meta: {
+          recorder: 'bench',
+          target: 'http://127.0.0.1:9',
+          recordedAt: '2026-01-01T00:00:00.000Z',
+          packs: ['omnigent/native-tui', 'omnigent/stream'],
+        },
+        interactions: [
+          {
+            seq: 1,
+            request: { method: 'GET', path: '/v1/sessions/s/stream', headers: {} },
+            response: { status: 200, headers: { 'content-type': 'text/event-stream' }, stream: { events: items, end: 'server-closed' } },
+            timing: { start: 0 },
+          },
+        ],
+      };
+      const file = join(dir, `stream-${n}.yaml`);
+      await writeFile(file, serializeCassette(cassette));
+      const ms = await medianMs(
+        () => {
+          execFileSync(process.execPath, [bin, 'verify', file], { stdio: 'ignore' });
+        },
+        { runs: 3, warmup: 1 },
+      );
+      rows[n] = { ms, perSecond: n / (ms / 1000) };
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  console.log('bench verify end to end (a process: read, validate, segment, check, report), one stream:');
+  for (const [n, r] of Object.entries(rows))
+    console.log(`  ${String(n).padStart(7)} events: ${fmt(r.ms)} ms, ${fmt(r.perSecond, 0)} events/s (target >= 500000)`);
+  console.log(`  per-event cost 300k / 100k: ${fmt(rows[300_000].ms / 3 / rows[100_000].ms)}x (target <= 1.5: linear)`);
+  return rows;
+}

@@ -1,6 +1,6 @@
 // `npm run bench`: every performance benchmark, one after another, on this machine.
 import { benchCassetteLoad } from './cassette-load.js';
-import { benchContracts, benchScopedContracts } from './contracts.js';
+import { benchContracts, benchScopedContracts, benchVerifyEndToEnd } from './contracts.js';
 import { benchJournalOverhead } from './journal-overhead.js';
 import { benchLoad } from './load-streams.js';
 import { benchProxyOverhead } from './proxy-overhead.js';
@@ -17,6 +17,7 @@ await benchReplay();
 console.log();
 await benchContracts();
 await benchScopedContracts();
+await benchVerifyEndToEnd();
 console.log();
 await benchSseParse();
 console.log();

@@ -41,9 +41,10 @@ export function eventType(item: Pick<SseItem, 'event' | 'data'>, data: unknown):
 }
 
 /** The type of a recorded stream item: a bare comment is `:comment`, anything else as `eventType` names it. */
-export function itemType(item: SseItem): string {
+export function itemType(item: SseItem, data?: unknown): string {
   if (item.comment !== undefined && item.event === undefined && item.data === undefined) return ':comment';
-  return eventType(item, parseData(item.data));
+  // A caller that parsed the data already passes it: parsing is most of what checking a stream costs.
+  return eventType(item, data === undefined ? parseData(item.data) : data);
 }
 
 /**
@@ -93,7 +94,7 @@ export function streamsOf(cassette: Cassette, starts: readonly TurnStart[]): Str
     const turnOf: number[] = [];
     stream.events.forEach((item, position) => {
       const data = parseData(item.data);
-      const type = itemType(item);
+      const type = itemType(item, data);
       events.push({ type, data, id: item.id, retry: item.retry, comment: item.comment });
       positions.push(position);
       // A turn's events are those its request caused on a stream already open when it was made.
