@@ -1,9 +1,9 @@
-import { rename, stat, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import type { Command } from 'commander';
+import { writeFileAtomic } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 import { parseShard, type Shard } from '../fs/shard.js';
 import { appendStepSummary } from '../report/index.js';
+import { checkOutputFile } from './output-file.js';
 
 export const REPORT_FORMATS = ['text', 'json', 'junit', 'markdown'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -51,19 +51,12 @@ export function reportFormat(flags: ReportFlags): ReportFormat {
 
 /** Refuses a `--junit` file that could not be written, before any work is done. */
 export async function checkReportFlags(flags: ReportFlags): Promise<void> {
-  if (!flags.junit) return;
-  const folder = await stat(dirname(flags.junit)).catch(() => undefined);
-  if (!folder?.isDirectory())
-    throw new UsageError(
-      `--junit ${flags.junit}: the folder ${dirname(flags.junit)} does not exist; create it or name a file in one that does`,
-    );
-  if ((await stat(flags.junit).catch(() => undefined))?.isDirectory())
-    throw new UsageError(`--junit ${flags.junit} is a folder; name a file, e.g. ${flags.junit}/report.xml`);
+  if (flags.junit) await checkOutputFile('--junit', flags.junit);
 }
 
 /**
- * Prints the report in the chosen format, writes `--junit` whole (a temporary
- * file renamed, so CI never reads half a report), and appends the Markdown
+ * Prints the report in the chosen format, writes `--junit` whole (atomically,
+ * so CI never reads half a report), and appends the Markdown
  * form to `$GITHUB_STEP_SUMMARY` when it is set.
  */
 export async function emitReport(flags: ReportFlags, forms: ReportForms): Promise<void> {
@@ -77,16 +70,6 @@ export async function emitReport(flags: ReportFlags, forms: ReportForms): Promis
           ? forms.markdown()
           : `${forms.text()}\n`;
   process.stdout.write(out);
-  if (flags.junit) {
-    const temporary = `${flags.junit}.${process.pid}.tmp`;
-    try {
-      await writeFile(temporary, forms.junit());
-      await rename(temporary, flags.junit);
-    } catch (err) {
-      throw new UsageError(
-        `--junit ${flags.junit}: cannot write it (${(err as NodeJS.ErrnoException).code ?? String(err)}); name a file in a folder that exists`,
-      );
-    }
-  }
+  if (flags.junit) await writeFileAtomic(flags.junit, forms.junit());
   await appendStepSummary(forms.markdown());
 }

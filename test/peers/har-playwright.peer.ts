@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
@@ -38,8 +39,10 @@ function startLiveSite(): Promise<Server> {
       let body = '';
       req.on('data', (d) => (body += d));
       req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ hello: 'world', asked: JSON.parse(body).ask }));
+        // Compressed, as servers answer a browser: the HAR holds the decoded body, the cassette the coding.
+        const json = JSON.stringify({ hello: 'world', asked: JSON.parse(body).ask });
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(gzipSync(json));
       });
     } else if (req.url === '/events') {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -119,6 +122,7 @@ describe("a HAR recorded by Playwright's recordHar, from Chromium", () => {
     const byPath = (p: string) => loaded.interactions.find((i) => i.request.path.startsWith(p));
     expect(byPath('/events')?.response?.stream?.events.map((e) => e.data)).toEqual(['{"n":1}', '{"n":2}', '{"n":3}']);
     expect(byPath('/api/hello')?.request.body).toEqual({ json: { ask: 'hello' } });
+    expect(byPath('/api/hello')?.response).toMatchObject({ encoding: 'gzip', body: { json: { hello: 'world', asked: 'hello' } } });
     const frames = byPath('/ws')?.response?.websocket?.frames ?? [];
     expect(frames.map((f) => [f.from, f.json])).toEqual([
       ['client', { op: 'ping', n: 1 }],

@@ -1,18 +1,12 @@
-import { readFile, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { loadCassette, portablePass, writeCassetteStream, writeFileAtomic } from '../../cassette/index.js';
 import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
 import { cassetteToHar, harToCassette, parseHar } from '../../har/index.js';
 import { TAPEDECK_VERSION } from '../../version.js';
+import { checkOutputFile } from '../output-file.js';
 import { runCommand } from '../run-command.js';
-
-async function checkOutFile(flag: string, out: string): Promise<void> {
-  if (!(await stat(dirname(out)).catch(() => undefined))?.isDirectory())
-    throw new UsageError(`${flag} ${out}: the folder ${dirname(out)} does not exist; create it or name a file in one that does`);
-  if ((await stat(out).catch(() => undefined))?.isDirectory()) throw new UsageError(`${flag} ${out} is a folder; name the file to write`);
-}
 
 async function readJson(file: string): Promise<unknown> {
   const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
@@ -47,7 +41,7 @@ Examples:
     )
     .action((file: string, flags: { out: string }) =>
       runCommand(async () => {
-        await checkOutFile('-o', flags.out);
+        await checkOutputFile('-o', flags.out);
         const cassette = await loadCassette(file);
         const doc = cassetteToHar(cassette, { name: 'tapedeck', version: TAPEDECK_VERSION });
         await writeFileAtomic(flags.out, `${JSON.stringify(doc, null, 2)}\n`);
@@ -77,7 +71,7 @@ Example:
     .action((file: string, flags: { out: string; origin?: string; config?: string }) =>
       runCommand(async () => {
         if (!/\.ya?ml$/.test(flags.out)) throw new UsageError(`-o ${flags.out}: a cassette is a .yaml file; name one`);
-        await checkOutFile('-o', flags.out);
+        await checkOutputFile('-o', flags.out);
         if (flags.origin !== undefined && !URL.canParse(flags.origin))
           throw new UsageError(`--origin ${JSON.stringify(flags.origin)} is not a URL; give one like http://127.0.0.1:3000`);
         const redact = await loadRedactionConfig(flags.config);

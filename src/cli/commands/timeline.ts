@@ -1,12 +1,13 @@
-import { rename, stat, writeFile } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
 import type { Command } from 'commander';
-import { loadCassette } from '../../cassette/index.js';
+import { loadCassette, writeFileAtomic } from '../../cassette/index.js';
 import { loadPack, verifyCassette } from '../../contracts/index.js';
 import { DEFAULT_DRIFT_CONFIG, runDrift } from '../../drift/index.js';
 import { UsageError } from '../../errors.js';
 import { isCassetteFile, listFiles } from '../../fs/list-files.js';
 import { buildSection, markDrift, markViolations, renderTimelineHtml } from '../../timeline/index.js';
+import { checkOutputFile } from '../output-file.js';
 import { runCommand } from '../run-command.js';
 
 interface TimelineFlags {
@@ -14,13 +15,6 @@ interface TimelineFlags {
   verify?: boolean;
   pack?: string[];
   drift?: string;
-}
-
-async function checkOut(out: string): Promise<void> {
-  if (!(await stat(dirname(out)).catch(() => undefined))?.isDirectory())
-    throw new UsageError(`-o ${out}: the folder ${dirname(out)} does not exist; create it or name a file in one that does`);
-  if ((await stat(out).catch(() => undefined))?.isDirectory())
-    throw new UsageError(`-o ${out} is a folder; name the HTML file, e.g. ${out}/timeline.html`);
 }
 
 export function registerTimeline(program: Command): void {
@@ -57,7 +51,7 @@ Examples:
     )
     .action((paths: string[], flags: TimelineFlags) =>
       runCommand(async () => {
-        if (flags.out) await checkOut(flags.out);
+        if (flags.out) await checkOutputFile('-o', flags.out);
         if (flags.pack && !flags.verify) throw new UsageError('--pack chooses the packs of --verify; add --verify');
         const packs = flags.pack ? await Promise.all(flags.pack.map(loadPack)) : undefined;
         const files = (await Promise.all(paths.map((p) => listFiles(p, isCassetteFile)))).flat();
@@ -92,9 +86,7 @@ Examples:
           process.stdout.write(html);
           return 0;
         }
-        const temporary = `${flags.out}.${process.pid}.tmp`;
-        await writeFile(temporary, html);
-        await rename(temporary, flags.out);
+        await writeFileAtomic(flags.out, html);
         const marks = sections.reduce((n, s) => n + s.marks.length, 0);
         process.stderr.write(
           `bench timeline: ${flags.out}: ${files.length} cassettes, ${marks} marks${flags.verify ? `, ${violations} violations marked` : ''}${flags.drift ? `, ${findings.length} drift findings on ${drift} marks` : ''}\n`,
