@@ -1,22 +1,43 @@
 import { Command, CommanderError } from 'commander';
 import { TapedeckError } from '../errors.js';
 import { TAPEDECK_VERSION } from '../version.js';
-import { registerDrift } from './commands/drift.js';
-import { registerFuzz } from './commands/fuzz.js';
-import { registerHar } from './commands/har.js';
-import { registerInspect } from './commands/inspect.js';
-import { registerProxy } from './commands/proxy.js';
-import { registerRecord } from './commands/record.js';
-import { registerRecover } from './commands/recover.js';
-import { registerReplay } from './commands/replay.js';
-import { registerScan } from './commands/scan.js';
-import { registerSim } from './commands/sim.js';
-import { registerTimeline } from './commands/timeline.js';
-import { registerVerify } from './commands/verify.js';
 import { EXIT, printError, setVerbose } from './run-command.js';
 
-/** Builds the `bench` program with every command registered. */
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * Every command, in `--help` order, loaded only when needed: a command's
+ * module brings its whole stage (msw, undici, zod schemas), and `bench
+ * verify` should not pay for the recorder's start-up.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  record: async () => (await import('./commands/record.js')).registerRecord,
+  replay: async () => (await import('./commands/replay.js')).registerReplay,
+  verify: async () => (await import('./commands/verify.js')).registerVerify,
+  drift: async () => (await import('./commands/drift.js')).registerDrift,
+  fuzz: async () => (await import('./commands/fuzz.js')).registerFuzz,
+  proxy: async () => (await import('./commands/proxy.js')).registerProxy,
+  recover: async () => (await import('./commands/recover.js')).registerRecover,
+  inspect: async () => (await import('./commands/inspect.js')).registerInspect,
+  timeline: async () => (await import('./commands/timeline.js')).registerTimeline,
+  har: async () => (await import('./commands/har.js')).registerHar,
+  scan: async () => (await import('./commands/scan.js')).registerScan,
+  sim: async () => (await import('./commands/sim.js')).registerSim,
+};
+
+/**
+ * The commands an argument list needs: the one its first word that is no
+ * option names (the only global options take no value), none for a bare
+ * `--version`, all for anything else (help, a typo's suggestion).
+ */
+function commandsFor(args: readonly string[]): string[] {
+  const word = args.find((a) => !a.startsWith('-'));
+  if (word !== undefined) return Object.hasOwn(COMMANDS, word) ? [word] : Object.keys(COMMANDS);
+  return args.includes('-V') || args.includes('--version') ? [] : Object.keys(COMMANDS);
+}
+
+/** Builds the `bench` program with the named commands (default: every one). */
+export async function buildProgram(names: readonly string[] = Object.keys(COMMANDS)): Promise<Command> {
   const program = new Command('bench')
     .description('tapedeck: record, replay and check the HTTP and SSE traffic of agent servers')
     .version(TAPEDECK_VERSION, '-V, --version', 'print the tapedeck version')
@@ -31,18 +52,8 @@ export function buildProgram(): Command {
         ),
     })
     .hook('preAction', (cmd) => setVerbose(Boolean(cmd.opts().verbose)));
-  registerRecord(program);
-  registerReplay(program);
-  registerVerify(program);
-  registerDrift(program);
-  registerFuzz(program);
-  registerProxy(program);
-  registerRecover(program);
-  registerInspect(program);
-  registerTimeline(program);
-  registerHar(program);
-  registerScan(program);
-  registerSim(program);
+  const registers = await Promise.all(names.map((name) => (COMMANDS[name] as () => Promise<Register>)()));
+  for (const register of registers) register(program);
   for (const cmd of program.commands) cmd.exitOverride().showSuggestionAfterError(true);
   program.addHelpText('after', '\nRun `bench <command> --help` for the options and an example of each command.');
   return program;
@@ -50,7 +61,7 @@ export function buildProgram(): Command {
 
 /** Entry point of the `bench` binary. */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  const program = await buildProgram(commandsFor(argv.slice(2)));
   try {
     await program.parseAsync(argv);
   } catch (err) {

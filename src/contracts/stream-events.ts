@@ -71,45 +71,96 @@ function startsTurn(i: Interaction, starts: readonly TurnStart[]): boolean {
   });
 }
 
+/** A stream's or session's events, parsed once however many packs check it. */
+export interface ParsedStream {
+  events: CheckedEvent[];
+  positions: number[];
+  /** Per event, the seq of the request it followed (0 for a WebSocket frame: no turns). */
+  after: number[];
+}
+
+/**
+ * Every stream and session of a cassette parsed, by interaction. Parsing each
+ * event's data is most of what checking costs: one check of a cassette parses
+ * once for all its packs. Not kept across checks: the fuzzer edits streams in place.
+ */
+export function parseStreams(cassette: Cassette): Map<Interaction, ParsedStream> {
+  const out = new Map<Interaction, ParsedStream>();
+  for (const interaction of cassette.interactions) {
+    const parsed = parseStream(interaction);
+    if (parsed) out.set(interaction, parsed);
+  }
+  return out;
+}
+
+function parseStream(interaction: Interaction): ParsedStream | undefined {
+  let parsed: ParsedStream | undefined;
+  const websocket = interaction.response?.websocket;
+  const stream = interaction.response?.stream;
+  if (websocket) {
+    // A WebSocket session is one stream of both sides' frames, checked as a whole (no turns).
+    const events = websocket.frames.map((f): CheckedEvent => ({ type: frameType(f), data: f.json ?? f.text ?? f.close }));
+    parsed = { events, positions: events.map((_, i) => i), after: [] };
+  } else if (stream) {
+    const n = stream.events.length;
+    parsed = { events: new Array(n), positions: new Array(n), after: new Array(n) };
+    for (let position = 0; position < n; position++) {
+      const item = stream.events[position] as SseItem;
+      const data = parseData(item.data);
+      parsed.events[position] = { type: itemType(item, data), data, id: item.id, retry: item.retry, comment: item.comment };
+      parsed.positions[position] = position;
+      parsed.after[position] = item.after;
+    }
+  }
+  return parsed;
+}
+
+/** The index of the last of the sorted `seqs` at or below `seq`; -1 when none is. */
+function lastAtOrBelow(seqs: readonly number[], seq: number): number {
+  let lo = 0;
+  let hi = seqs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((seqs[mid] as number) <= seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
 /**
  * Every SSE stream (and WebSocket session) of a cassette as checkable events, with its turns: a turn
  * is the events caused by one turn-starting request (by their `after` link),
  * up to the next one.
  */
-export function streamsOf(cassette: Cassette, starts: readonly TurnStart[]): StreamUnderCheck[] {
-  const turnSeqs = cassette.interactions.filter((i) => startsTurn(i, starts)).map((i) => i.seq);
+export function streamsOf(
+  cassette: Cassette,
+  starts: readonly TurnStart[],
+  parsedStreams: Map<Interaction, ParsedStream> = parseStreams(cassette),
+): StreamUnderCheck[] {
+  const turnSeqs = cassette.interactions
+    .filter((i) => startsTurn(i, starts))
+    .map((i) => i.seq)
+    .sort((a, b) => a - b);
   const out: StreamUnderCheck[] = [];
   for (const interaction of cassette.interactions) {
-    const websocket = interaction.response?.websocket;
-    if (websocket) {
-      // A WebSocket session is one stream of both sides' frames, checked as a whole (no turns).
-      const events = websocket.frames.map((f): CheckedEvent => ({ type: frameType(f), data: f.json ?? f.text ?? f.close }));
-      out.push({ interaction, events, positions: events.map((_, i) => i), turns: [] });
+    const parsed = parsedStreams.get(interaction);
+    if (!parsed) continue;
+    const { events, positions } = parsed;
+    const turns: Segment[] = [];
+    if (interaction.response?.websocket) {
+      out.push({ interaction, events, positions, turns });
       continue;
     }
-    const stream = interaction.response?.stream;
-    if (!stream) continue;
-    const events: CheckedEvent[] = [];
-    const positions: number[] = [];
-    const turnOf: number[] = [];
-    stream.events.forEach((item, position) => {
-      const data = parseData(item.data);
-      const type = itemType(item, data);
-      events.push({ type, data, id: item.id, retry: item.retry, comment: item.comment });
-      positions.push(position);
-      // A turn's events are those its request caused on a stream already open when it was made.
-      let turn = -1;
-      for (let t = 0; t < turnSeqs.length && (turnSeqs[t] as number) <= item.after; t++) turn = t;
-      if (turn !== -1 && (turnSeqs[turn] as number) < interaction.seq) turn = -1;
-      turnOf.push(turn);
-    });
-    const turns: Segment[] = [];
+    let lastTurn = -1;
     for (let i = 0; i < events.length; i++) {
-      const t = turnOf[i] as number;
+      // A turn's events are those its request caused on a stream already open when it was made.
+      let t = turnSeqs.length === 0 ? -1 : lastAtOrBelow(turnSeqs, parsed.after[i] as number);
+      if (t !== -1 && (turnSeqs[t] as number) < interaction.seq) t = -1;
       if (t === -1) continue;
       const last = turns[turns.length - 1];
-      if (last && turnOf[last.start] === t) last.end = i + 1;
+      if (last && lastTurn === t) last.end = i + 1;
       else turns.push({ start: i, end: i + 1 });
+      lastTurn = t;
     }
     out.push({ interaction, events, positions, turns });
   }

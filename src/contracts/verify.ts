@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { type Cassette, loadCassette } from '../cassette/index.js';
+import { type Cassette, type Interaction, loadCassette } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { pickShard, type Shard } from '../fs/shard.js';
@@ -8,7 +8,7 @@ import type { Pack } from './pack.js';
 import { loadPack, resolvePackSync } from './pack-file.js';
 import { BUILT_IN_PACKS } from './packs/index.js';
 import type { CheckedEvent } from './selectors.js';
-import { type StreamUnderCheck, streamsOf } from './stream-events.js';
+import { type ParsedStream, parseStreams, type StreamUnderCheck, streamsOf } from './stream-events.js';
 
 export type ViolationCode = 'rule_broken' | 'payload_invalid' | 'unknown_event';
 
@@ -144,10 +144,13 @@ const onRoute = (pack: Pack, path: string) => !pack.routes || pack.routes.some((
  * open vocabulary, at least three); profiles
  * of another pack's protocol are never guessed. Per stream seq.
  */
-export function choosePacks(cassette: Cassette): { bySeq: Map<number, Pack[]>; chosen: { pack: string; why: string }[] } {
+export function choosePacks(
+  cassette: Cassette,
+  parsed: Map<Interaction, ParsedStream> = parseStreams(cassette),
+): { bySeq: Map<number, Pack[]>; chosen: { pack: string; why: string }[] } {
   const bySeq = new Map<number, Pack[]>();
   const why = new Map<string, string>();
-  for (const stream of streamsOf(cassette, [])) {
+  for (const stream of streamsOf(cassette, [], parsed)) {
     let best: { pack: Pack; known: number; types: number }[] = [];
     for (const pack of BUILT_IN_PACKS) {
       if (pack.profile || !onRoute(pack, stream.interaction.request.path)) continue;
@@ -180,7 +183,8 @@ export function choosePacks(cassette: Cassette): { bySeq: Map<number, Pack[]>; c
  */
 export function verifyCassette(cassette: Cassette, name: string, packRefs?: readonly (string | Pack)[]): CheckedCassette {
   const named = packRefs ?? cassette.meta.packs;
-  const auto = named === undefined || named.length === 0 ? choosePacks(cassette) : undefined;
+  const parsed = parseStreams(cassette);
+  const auto = named === undefined || named.length === 0 ? choosePacks(cassette, parsed) : undefined;
   const packs = auto ? BUILT_IN_PACKS.filter((p) => auto.chosen.some((c) => c.pack === p.name)) : (named ?? []).map(resolvePackSync);
   const checked: CheckedCassette = {
     cassette: name,
@@ -195,7 +199,7 @@ export function verifyCassette(cassette: Cassette, name: string, packRefs?: read
     // A chosen pack checks only the streams it was chosen for.
     const mine = (s: StreamUnderCheck) =>
       auto ? (auto.bySeq.get(s.interaction.seq) ?? []).includes(pack) : onRoute(pack, s.interaction.request.path);
-    for (const stream of streamsOf(cassette, pack.turnStarts).filter(mine)) {
+    for (const stream of streamsOf(cassette, pack.turnStarts, parsed).filter(mine)) {
       for (const r of checkEvents(stream.events, pack, {
         cassette: name,
         interaction: stream.interaction.seq,
@@ -209,7 +213,7 @@ export function verifyCassette(cassette: Cassette, name: string, packRefs?: read
       }
     }
   }
-  for (const stream of streamsOf(cassette, [])) {
+  for (const stream of parsed.values()) {
     checked.streams += 1;
     checked.events += stream.events.length;
   }

@@ -19,7 +19,10 @@ export class CassetteClock {
   private readonly keyProgress = new Map<string, number>();
 
   constructor(readonly cassette: Cassette) {
-    this.mutating = cassette.interactions.filter((i) => isMutating(i.request.method)).map((i) => i.seq);
+    this.mutating = cassette.interactions
+      .filter((i) => isMutating(i.request.method))
+      .map((i) => i.seq)
+      .sort((a, b) => a - b);
     this.bySeq = new Map(cassette.interactions.map((i) => [i.seq, i]));
   }
 
@@ -29,12 +32,15 @@ export class CassetteClock {
 
   /** The latest state-changing request at or before `seq` (0 when none). */
   anchorAtOrBefore(seq: number): number {
-    let anchor = 0;
-    for (const m of this.mutating) {
-      if (m > seq) break;
-      anchor = m;
+    // Binary search: an engine asks once per interaction, and a linear scan made opening a big cassette quadratic.
+    let lo = 0;
+    let hi = this.mutating.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((this.mutating[mid] as number) <= seq) lo = mid + 1;
+      else hi = mid;
     }
-    return anchor;
+    return lo === 0 ? 0 : (this.mutating[lo - 1] as number);
   }
 
   /** Whether the client has come as far as `seq`; with `keys`, by requests naming one of those resources. */

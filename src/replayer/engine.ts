@@ -27,6 +27,7 @@ import {
   differences,
   isMutating,
   type MatchOptions,
+  pathnameOf,
   type ReplayRequest,
   type RequestShape,
   recordedShape,
@@ -70,7 +71,8 @@ interface Entry {
   index: number;
   clock: CassetteClock;
   interaction: Interaction;
-  shape: RequestShape;
+  /** Computed with the rest of its route on the route's first request (see `indexRoute`). */
+  shape?: RequestShape;
   /** The latest state-changing request recorded before this one. */
   anchor: number;
   served: boolean;
@@ -152,6 +154,12 @@ function utf8(bytes: Uint8Array): string | undefined {
  */
 export class ReplayEngine {
   private readonly groups = new Map<string, Entry[]>();
+  /**
+   * Entries per path (no query) whose shapes are not yet computed: opening a
+   * replay only sorts interactions by path, and a path's shapes are built when
+   * a request first takes it (a big cassette opens in a fraction of the time).
+   */
+  private readonly pending = new Map<string, Entry[]>();
   private readonly cursors = new Map<string, number>();
   /** Recorded WebSocket sessions a connection holds: each is replayed to one connection only. */
   /** Per path with recorded WebSocket sessions, which connection holds which session. */
@@ -186,15 +194,34 @@ export class ReplayEngine {
     for (const [index, { name, cassette }] of cassettes.entries()) {
       const clock = new CassetteClock(cassette);
       for (const interaction of cassette.interactions) {
-        const shape = recordedShape(interaction, options);
-        const entry: Entry = { name, index, clock, interaction, shape, anchor: clock.anchorAtOrBefore(interaction.seq - 1), served: false };
+        const entry: Entry = { name, index, clock, interaction, anchor: clock.anchorAtOrBefore(interaction.seq - 1), served: false };
         this.entries.push(entry);
-        const key = shapeKey(shape);
-        const group = this.groups.get(key);
-        if (group) group.push(entry);
-        else this.groups.set(key, [entry]);
+        const route = pathnameOf(interaction.request.path);
+        const waiting = this.pending.get(route);
+        if (waiting) waiting.push(entry);
+        else this.pending.set(route, [entry]);
       }
     }
+  }
+
+  /** Builds the shapes of one path's entries and files them in their groups, in recorded order. */
+  private indexRoute(route: string): void {
+    const waiting = this.pending.get(route);
+    if (!waiting) return;
+    this.pending.delete(route);
+    for (const entry of waiting) {
+      const shape = recordedShape(entry.interaction, this.options);
+      entry.shape = shape;
+      const key = shapeKey(shape);
+      const group = this.groups.get(key);
+      if (group) group.push(entry);
+      else this.groups.set(key, [entry]);
+    }
+  }
+
+  /** Every path indexed: for a near-miss report or the list of unused interactions. */
+  private indexAll(): void {
+    for (const route of [...this.pending.keys()]) this.indexRoute(route);
   }
 
   /** Counts a miss and keeps it among the latest few: a client that misses forever must not grow memory forever. */
@@ -225,6 +252,7 @@ export class ReplayEngine {
   private serve(live: ReplayRequest, upgrade: boolean): ReplayAnswer {
     const req = this.redacted(live);
     const shape = shapeOf(req, this.options, this.toPlaceholders);
+    this.indexRoute(shape.pathname);
     const key = shapeKey(shape);
     const group = this.groups.get(key);
     if (upgrade && group?.[0]?.interaction.response?.websocket) {
@@ -319,8 +347,9 @@ export class ReplayEngine {
   }
 
   private unmatched(req: ReplayRequest, shape: RequestShape): ReplayAnswer {
+    this.indexAll();
     const nearest: NearMiss[] = this.entries
-      .map((e) => ({ e, differs: differences(e.shape, shape) }))
+      .map((e) => ({ e, differs: differences(e.shape as RequestShape, shape) }))
       .sort((a, b) => a.differs.length - b.differs.length || a.e.interaction.seq - b.e.interaction.seq)
       .slice(0, 3)
       .map(({ e, differs }) => ({
@@ -514,6 +543,7 @@ export class ReplayEngine {
 
   /** Recorded interactions the client never asked for (reads skipped for a later due answer are not counted). */
   unused(): EntryInfo[] {
+    this.indexAll();
     const out: EntryInfo[] = [];
     for (const group of this.groups.values()) {
       const read = !isMutating(group[0]?.interaction.request.method ?? 'GET');

@@ -66,6 +66,10 @@ function bodyShape(bytes: Uint8Array, rewrite: (s: string) => string): unknown {
   } catch {
     return { base64: Buffer.from(bytes).toString('base64') };
   }
+  return textShape(text);
+}
+
+function textShape(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -82,17 +86,60 @@ function multipartBoundary(contentType: string | string[] | undefined): string |
   return boundary && boundary.length >= 8 ? boundary : undefined;
 }
 
+// Paths that `new URL` leaves as they are (no escape, fragment, backslash or
+// character it would encode; no dot segment, checked apart): split without building a URL.
+const PLAIN_PATH = /^\/[A-Za-z0-9_.~!$&()*+,;=:@/-]*(?:\?[A-Za-z0-9_.~!$&()*+,;=:@/?-]*)?$/;
+
+function isPlainPath(path: string): boolean {
+  return PLAIN_PATH.test(path) && !path.includes('/.');
+}
+
+/**
+ * A request target as a URL. An origin-form target is appended to the origin,
+ * not resolved against it: `//x` is a path, not a host named x.
+ */
+function urlOf(path: string): URL | undefined {
+  try {
+    return path.startsWith('/') ? new URL(`http://replay${path}`) : new URL(path, 'http://replay');
+  } catch {
+    return undefined;
+  }
+}
+
+function splitPath(path: string): { pathname: string; query: URLSearchParams } {
+  if (!isPlainPath(path)) {
+    const url = urlOf(path);
+    return url ? { pathname: url.pathname, query: url.searchParams } : { pathname: path, query: new URLSearchParams() };
+  }
+  const q = path.indexOf('?');
+  // URLSearchParams drops one leading `?`, as `url.search` does.
+  return q === -1
+    ? { pathname: path, query: new URLSearchParams() }
+    : { pathname: path.slice(0, q), query: new URLSearchParams(path.slice(q)) };
+}
+
+/** The path of a request without its query: every request of a group shares it, so shapes can wait for their path's first request. */
+export function pathnameOf(path: string): string {
+  if (!isPlainPath(path)) return urlOf(path)?.pathname ?? path;
+  const q = path.indexOf('?');
+  return q === -1 ? path : path.slice(0, q);
+}
+
 /** Builds the comparable shape of a request; `rewrite` maps strings (the client's folders to placeholders). */
 export function shapeOf(req: ReplayRequest, options: MatchOptions, rewrite: (s: string) => string): RequestShape {
+  const boundary = multipartBoundary(req.headers['content-type']);
+  const body = bodyShape(req.body, boundary ? (t) => rewrite(t).split(boundary).join('<boundary>') : rewrite);
+  return shapeWith(req, body, options);
+}
+
+function shapeWith(req: Omit<ReplayRequest, 'body'>, parsedBody: unknown, options: MatchOptions): RequestShape {
   // Paths are never rewritten (decision 0006): they are the server's names, not the machine's.
-  const url = new URL(req.path, 'http://replay');
-  let query = url.searchParams;
-  if (options.normalizeQuery) query = options.normalizeQuery(new URLSearchParams(query));
+  const { pathname, query: parsedQuery } = splitPath(req.path);
+  const query = options.normalizeQuery ? options.normalizeQuery(new URLSearchParams(parsedQuery)) : parsedQuery;
   const ignoredQuery = new Set(options.ignoreQuery ?? []);
   const method = req.method.toUpperCase();
-  const boundary = multipartBoundary(req.headers['content-type']);
-  let body = bodyShape(req.body, boundary ? (t) => rewrite(t).split(boundary).join('<boundary>') : rewrite);
-  if (options.normalizeBody) body = options.normalizeBody(body, { method, pathname: url.pathname });
+  let body = parsedBody;
+  if (options.normalizeBody) body = options.normalizeBody(body, { method, pathname });
   for (const p of options.ignoreBodyPaths ?? []) body = dropPath(body, p.split('.'));
   const headers = (options.matchHeaders ?? []).map((name): [string, string] => {
     const v = req.headers[name.toLowerCase()];
@@ -100,22 +147,25 @@ export function shapeOf(req: ReplayRequest, options: MatchOptions, rewrite: (s: 
   });
   return {
     method,
-    pathname: url.pathname,
+    pathname,
     query: [...query.entries()].filter(([k]) => !ignoredQuery.has(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
     body,
     headers,
   };
 }
 
-/** The shape of a recorded request, through the same normalisation as live ones. */
+/**
+ * The shape of a recorded request, through the same normalisation as live ones.
+ * A stored JSON or text body is shaped from the stored value: going through its
+ * bytes gave the same shape at four copies per interaction when a replay opens.
+ */
 export function recordedShape(i: Interaction, options: MatchOptions): RequestShape {
-  const req: ReplayRequest = {
-    method: i.request.method,
-    path: i.request.path,
-    headers: i.request.headers,
-    body: decodeBody(i.request.body as Body | undefined),
-  };
-  return shapeOf(req, options, (s) => s);
+  const body = i.request.body as Body | undefined;
+  const direct = !options.normalizeBody && !multipartBoundary(i.request.headers['content-type']);
+  if (direct && body && 'json' in body) return shapeWith(i.request, body.json, options);
+  if (direct && body && 'text' in body && body.text !== '' && body.text.isWellFormed())
+    return shapeWith(i.request, textShape(body.text), options);
+  return shapeOf({ ...i.request, body: decodeBody(body) }, options, (s) => s);
 }
 
 /** JSON with sorted keys: equal values give equal keys (written by hand: no allocation per node). */
