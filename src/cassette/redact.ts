@@ -114,9 +114,21 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     }
   }
 
+  // Header values repeat on every request (user-agent, accept, host): a short text is searched once.
+  const shortFindings = new Map<string, readonly { kind: string; value: string }[]>();
+  function findingsOf(text: string): readonly { kind: string; value: string }[] {
+    if (text.length > 512) return rules.find(text);
+    let findings = shortFindings.get(text);
+    if (!findings) {
+      findings = rules.find(text);
+      if (shortFindings.size < 10_000) shortFindings.set(text, findings);
+    }
+    return findings;
+  }
+
   function collectFindings(found: Map<string, string>, text: string): void {
     if (text.length < 6) return;
-    for (const f of rules.find(text)) collect(found, f.kind, f.value);
+    for (const f of findingsOf(text)) collect(found, f.kind, f.value);
   }
 
   function collectHeaders(found: Map<string, string>, headers: Record<string, string | string[] | undefined>): void {

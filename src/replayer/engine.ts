@@ -80,6 +80,8 @@ interface Entry {
   prepared?: { headers: [string, string][]; body: Buffer };
   /** Per event of its stream, the request it waits for (decision 0008), computed on first use. */
   causes?: StreamCauses;
+  /** Per event of its stream, its wire text, computed on first use: a stream replayed again is not encoded again. */
+  wire?: string[];
 }
 
 export type ReplayAnswer =
@@ -503,6 +505,8 @@ export class ReplayEngine {
     const ownStart = entry.interaction.timing.start;
     // Events that followed only this stream's own request keep their distance from when it was served.
     const { causes, keys } = (entry.causes ??= streamCauses(entry.clock.cassette, entry.interaction, events));
+    // A reframing fuzzer writes canonical SSE of its own: nothing to keep.
+    const wire = this.options.reframe ? undefined : (entry.wire ??= new Array(events.length));
     const untilDue = (item: SseItem, cause: number) =>
       cause > own
         ? this.delayFor(entry, cause, item.at)
@@ -521,7 +525,7 @@ export class ReplayEngine {
       if (gated) await entry.clock.waitReached(cause, signal, keys);
       const delay = gated ? untilDue(item, cause) : wait;
       if (delay > 0) await abortableSleep(delay, signal);
-      batch += this.encode(item);
+      batch += wire ? (wire[n] ??= this.encode(item)) : this.encode(item);
     }
     if (batch) yield Buffer.from(batch);
     // Timed, the server's end (a close or a break) keeps its recorded distance too; a client-closed stream stays open anyway.

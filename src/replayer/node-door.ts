@@ -9,10 +9,12 @@ export const MAX_REQUEST_BODY = 64 * 1024 * 1024;
 
 /** The request body, or undefined once it passes `limit` (reading stops there; nothing more is held). */
 async function readUpTo(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return undefined;
+  // No length and no chunked coding: HTTP/1.1 says no body (most GETs), and node ends the stream on its own.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return EMPTY;
+  const chunks: Buffer[] = [];
+  let size = 0;
   for await (const c of req) {
     size += (c as Buffer).byteLength;
     if (size > limit) return undefined;
@@ -20,6 +22,8 @@ async function readUpTo(req: IncomingMessage, limit: number): Promise<Buffer | u
   }
   return Buffer.concat(chunks);
 }
+
+const EMPTY = Buffer.alloc(0);
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -25,8 +25,10 @@ async function readStream(body: unknown): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-// Recorded headers never change: their raw form is built once per answer list.
+// Recorded headers never change: their raw form is built once per answer list (and body length).
 const rawHeaders = new WeakMap<[string, string][], Buffer[]>();
+const rawWithLength = new WeakMap<[string, string][], { length: number; raw: Buffer[] }>();
+const CONTENT_LENGTH = Buffer.from('content-length');
 
 function flatHeaders(pairs: [string, string][], length?: number): Buffer[] {
   let raw = rawHeaders.get(pairs);
@@ -34,7 +36,12 @@ function flatHeaders(pairs: [string, string][], length?: number): Buffer[] {
     raw = pairs.flatMap(([k, v]) => [Buffer.from(k), Buffer.from(v)]);
     rawHeaders.set(pairs, raw);
   }
-  return length === undefined ? raw : [...raw, Buffer.from('content-length'), Buffer.from(String(length))];
+  if (length === undefined) return raw;
+  const sized = rawWithLength.get(pairs);
+  if (sized?.length === length) return sized.raw;
+  const withLength = [...raw, CONTENT_LENGTH, Buffer.from(String(length))];
+  rawWithLength.set(pairs, { length, raw: withLength });
+  return withLength;
 }
 
 function headerRecord(raw: unknown): Record<string, string | string[] | undefined> {
