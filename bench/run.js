@@ -1,8 +1,10 @@
 // `npm run bench`: every performance benchmark, one after another, on this machine.
+import { benchBigRecordings } from './big-recordings.js';
 import { benchCassetteLoad } from './cassette-load.js';
 import { benchContracts, benchScopedContracts, benchVerifyEndToEnd } from './contracts.js';
 import { benchJournalOverhead } from './journal-overhead.js';
 import { benchLoad } from './load-streams.js';
+import { benchOpenReplay } from './open-replay.js';
 import { benchProxyOverhead } from './proxy-overhead.js';
 import { benchReplay } from './replay.js';
 import { benchSaveMemory } from './save-memory.js';
@@ -12,6 +14,8 @@ console.log(`tapedeck benchmarks on node ${process.version}, ${new Date().toISOS
 await benchProxyOverhead();
 console.log();
 await benchCassetteLoad();
+console.log();
+await benchOpenReplay();
 console.log();
 await benchReplay();
 console.log();
@@ -26,3 +30,5 @@ console.log();
 await benchSaveMemory();
 console.log();
 await benchJournalOverhead();
+console.log();
+await benchBigRecordings();
