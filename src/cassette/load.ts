@@ -3,13 +3,36 @@ import type { z } from 'zod';
 import { describeIssue, formatFieldPath, lineOfPath, parseLocatedYaml } from '../fs/located-yaml.js';
 import { CassetteError } from './errors.js';
 import { readCanonicalYaml } from './read-canonical-yaml.js';
-import { CASSETTE_VERSION, type Cassette, cassetteSchema } from './schema.js';
+import { CASSETTE_VERSION, type Cassette, cassetteSchema, type Interaction, interactionSchema } from './schema.js';
 
 /** Parses YAML text that is not in canonical form, naming the line of the first error. */
 function parseAnyYaml(text: string, file: string): unknown {
   const parsed = parseLocatedYaml(text);
   if ('fault' in parsed) throw new CassetteError('cassette_yaml', { file, line: parsed.fault.line }, parsed.fault.detail);
   return parsed.value;
+}
+
+/**
+ * Validates a parsed cassette one interaction at a time, each replaced by its
+ * validated copy as it goes: the same verdict as the whole schema at once,
+ * without a second copy of a big cassette held until the end.
+ */
+function validate(raw: Record<string, unknown>): ReturnType<typeof cassetteSchema.safeParse> {
+  const list = raw.interactions;
+  if (!Array.isArray(list)) return cassetteSchema.safeParse(raw);
+  const head = cassetteSchema.safeParse({ ...raw, interactions: [] });
+  if (!head.success) return head;
+  const interactions: Interaction[] = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const one = interactionSchema.safeParse(list[i]);
+    if (!one.success) {
+      for (const issue of one.error.issues) issue.path.unshift('interactions', i);
+      return one as unknown as ReturnType<typeof cassetteSchema.safeParse>;
+    }
+    interactions[i] = one.data;
+    list[i] = undefined;
+  }
+  return { success: true, data: { ...head.data, interactions } };
 }
 
 /**
@@ -39,9 +62,8 @@ export function parseCassette(text: string, file = '<cassette>'): Cassette {
       `unknown cassette version ${JSON.stringify(version)}; this tapedeck reads version ${CASSETTE_VERSION}`,
     );
   }
-  // Always validated: a digest is a cache, not a proof (anyone can write the digest of a body that is no cassette),
-  // and validating (about JSON.parse's own time) costs less than hashing the text to check the digest.
-  const result = cassetteSchema.safeParse(raw);
+  // Always validated: a digest is a cache, not a proof (anyone can write the digest of a body that is no cassette).
+  const result = validate(raw as Record<string, unknown>);
   if (result.success) return result.data;
   const issue = result.error.issues[0] as z.core.$ZodIssue;
   const path = issue.path;

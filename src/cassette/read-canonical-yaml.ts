@@ -123,7 +123,10 @@ function readValue(text: string, valueStart: number, lineEnd: number, baseCol: n
   if (!single) {
     const raw = text.slice(valueStart, lineEnd);
     const value = raw.length === 0 ? NOT_CANONICAL : parseScalar(raw);
-    if (value === DEFER) json.texts.push(raw);
+    if (value === DEFER) {
+      json.texts.push(raw);
+      json.size += raw.length;
+    }
     return value;
   }
   const closer = closerFor(baseCol + 2, c === 123 ? '{' : '[');
@@ -132,6 +135,7 @@ function readValue(text: string, valueStart: number, lineEnd: number, baseCol: n
     const after = end + closer.length;
     if (after === text.length || text.charCodeAt(after) === 10) {
       json.texts.push(text.slice(valueStart, after));
+      json.size += after - valueStart;
       resumeAt = after + 1;
       return DEFER;
     }
@@ -146,6 +150,8 @@ function readValue(text: string, valueStart: number, lineEnd: number, baseCol: n
  */
 interface JsonBatch {
   texts: string[];
+  /** Characters in `texts`: a batch is parsed once it passes `BATCH_CHARS`. */
+  size: number;
   targets: Container[];
   keys: (string | number)[];
 }
@@ -164,8 +170,18 @@ function resolveBatch(json: JsonBatch): boolean {
     if (typeof key === 'number') (target as unknown as unknown[])[key] = values[i];
     else setOwn(target, key, values[i]);
   }
+  json.texts = [];
+  json.targets = [];
+  json.keys = [];
+  json.size = 0;
   return true;
 }
+
+/**
+ * A batch this long is parsed before the pass goes on: nearly all of one
+ * call's gain, without a copy of every JSON value of a big cassette held at once.
+ */
+const BATCH_CHARS = 1 << 20;
 
 /** True when `text[at]` starts a sequence entry: a `-` followed by a space or the line end. */
 function isDashAt(text: string, at: number, lineEnd: number): boolean {
@@ -179,7 +195,7 @@ export function readCanonicalYaml(text: string): Record<string, unknown> | undef
   const len = text.length;
   let pos = 0;
   let sawContent = false;
-  const json: JsonBatch = { texts: [], targets: [], keys: [] };
+  const json: JsonBatch = { texts: [], size: 0, targets: [], keys: [] };
 
   while (pos < len) {
     let nl = text.indexOf('\n', pos);
@@ -235,6 +251,7 @@ export function readCanonicalYaml(text: string): Record<string, unknown> | undef
           json.keys.push(top.value.length);
         }
         top.value.push(value);
+        if (json.size > BATCH_CHARS && !resolveBatch(json)) return undefined;
         pos = resumeAt;
         continue;
       }
@@ -272,6 +289,7 @@ export function readCanonicalYaml(text: string): Record<string, unknown> | undef
       json.keys.push(key);
     }
     setOwn(map, key, value);
+    if (json.size > BATCH_CHARS && !resolveBatch(json)) return undefined;
     pos = resumeAt;
   }
 

@@ -29,6 +29,7 @@ import { JournalWriter } from './journal.js';
 import { publicTarget, type TargetUrl } from './target.js';
 import { type Outcome, Timeline } from './timeline.js';
 import { type ResetWatch, watchUpstreamReset } from './upstream-resets.js';
+import { warmUpForwarding } from './warm-up.js';
 import { relayWebSocket } from './websocket-relay.js';
 
 export interface RecordingProxyOptions {
@@ -351,6 +352,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   });
   let bound: { port: number; url: string };
   try {
+    await warmUpForwarding();
     bound = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (err) {
     await journal?.discard();
