@@ -456,9 +456,12 @@ function looksLikeJson(text: string): boolean {
   return (c === 123 || c === 91) && jsonDepthWithin(text);
 }
 
-const defaultRedactor = makeRedactor();
+// Built on first use: compiling the rule set at import made every command's start-up pay for it.
+let defaultRedactor: Redactor | undefined;
 
 /** Returns a copy of the cassette with every secret replaced by its placeholder (default rules). */
 export function redactCassette(cassette: Cassette, config?: RedactionConfig): Cassette {
-  return (config ? makeRedactor(config) : defaultRedactor).cassette(cassette);
+  if (config) return makeRedactor(config).cassette(cassette);
+  defaultRedactor ??= makeRedactor();
+  return defaultRedactor.cassette(cassette);
 }
