@@ -7,8 +7,8 @@ import { SseParser } from '../sse/index.js';
  * Sends one SSE request over loopback through the path a recorded request
  * takes (undici's client, whose HTTP parser is WebAssembly compiled on the
  * first connection; the SSE parser), so the first real request a fresh proxy
- * forwards does not pay for compiling them. Never fails: a warm-up that
- * cannot run leaves the proxy as it was.
+ * forwards does not pay for compiling them. Never fails, and gives up after
+ * 2 s: a warm-up that cannot run leaves the proxy as it was.
  */
 export async function warmUpForwarding(): Promise<void> {
   const server = createServer((_req, res) => {
@@ -21,7 +21,7 @@ export async function warmUpForwarding(): Promise<void> {
     const address = server.address();
     if (address === null || typeof address === 'string') return;
     const parser = new SseParser({ raw: true });
-    await undiciStream(`http://127.0.0.1:${address.port}/`, { method: 'GET', dispatcher: agent }, () => {
+    await undiciStream(`http://127.0.0.1:${address.port}/`, { method: 'GET', dispatcher: agent, signal: AbortSignal.timeout(2_000) }, () => {
       return new Writable({
         write(chunk: Buffer, _encoding, done) {
           parser.push(chunk);
