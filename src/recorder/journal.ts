@@ -9,8 +9,8 @@ import {
   type Failure,
   type Interaction,
   type MachineFolders,
-  makePortable,
   makeRedactor,
+  portableInteraction,
   type RedactionConfig,
   type SseItem,
   type StreamEnd,
@@ -80,15 +80,18 @@ export class JournalWriter {
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> = Promise.resolve();
   private readonly redact: (c: Cassette) => Cassette;
+  /** Built once: reading the machine's folders and compiling their patterns per entry was most of a small exchange's cost. */
+  private readonly portable: (i: Interaction) => Interaction;
   private failed: Error | undefined;
 
   private constructor(
     readonly file: string,
     private readonly handle: import('node:fs/promises').FileHandle,
-    private readonly folders: MachineFolders | undefined,
+    folders: MachineFolders | undefined,
     redact: RedactionConfig | undefined,
   ) {
     this.redact = makeRedactor(redact).session();
+    this.portable = portableInteraction(folders);
   }
 
   /** Creates the journal; refuses one that is already there (an earlier recording not yet recovered). */
@@ -168,9 +171,9 @@ export class JournalWriter {
       const c: Cassette = {
         version: CASSETTE_VERSION,
         meta: { recorder: '', target: '', recordedAt: '' },
-        interactions: [{ seq: e.seq, timing: { start: 0 }, ...i } as Interaction],
+        interactions: [this.portable({ seq: e.seq, timing: { start: 0 }, ...i } as Interaction)],
       };
-      return this.redact(makePortable(c, this.folders)).interactions[0] as Interaction;
+      return this.redact(c).interactions[0] as Interaction;
     };
     const blank = { method: 'GET', path: '/', headers: {} };
     switch (e.k) {

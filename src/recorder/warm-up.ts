@@ -21,14 +21,18 @@ export async function warmUpForwarding(): Promise<void> {
     const address = server.address();
     if (address === null || typeof address === 'string') return;
     const parser = new SseParser({ raw: true });
-    await undiciStream(`http://127.0.0.1:${address.port}/`, { method: 'GET', dispatcher: agent, signal: AbortSignal.timeout(2_000) }, () => {
-      return new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          parser.push(chunk);
-          done();
-        },
-      });
-    });
+    await undiciStream(
+      `http://127.0.0.1:${address.port}/`,
+      { method: 'GET', dispatcher: agent, signal: AbortSignal.timeout(2_000) },
+      () => {
+        return new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            parser.push(chunk);
+            done();
+          },
+        });
+      },
+    );
   } catch {
     // Only a head start: the proxy works the same without it.
   } finally {
