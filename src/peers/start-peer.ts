@@ -154,6 +154,7 @@ export async function startPeer(kind: string, spec: PeerSpec, given: StartPeerOp
         c.stdout?.destroy();
         c.stderr?.destroy();
       }
+      await launch.afterStop?.().catch(() => {});
       await rm(root, { recursive: true, force: true, maxRetries: 3 });
     })());
   try {

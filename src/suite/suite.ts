@@ -107,6 +107,8 @@ export interface PeerLaunch {
   companions?: ((url: string) => { command: string; args: string[]; env: Record<string, string> }[]) | undefined;
   /** Whether probes can run yet (a runner online); asked every 200 ms until it says so, the server exits, or the start times out. */
   isReady?: ((url: string) => Promise<boolean>) | undefined;
+  /** Removes what the vendor writes outside the root whatever its settings say; run once every process of the peer has stopped. */
+  afterStop?: (() => Promise<void>) | undefined;
 }
 
 /**

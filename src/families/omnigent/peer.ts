@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
-import { access, mkdir, symlink, writeFile } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, mkdir, readdir, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { UsageError } from '../../errors.js';
@@ -23,7 +23,7 @@ async function runnerOnline(url: string, runnerId: string): Promise<boolean> {
 async function serverLaunch(
   root: string,
   env: Record<string, string>,
-  rest: Pick<PeerLaunch, 'companions' | 'isReady'>,
+  rest: Pick<PeerLaunch, 'companions' | 'isReady' | 'afterStop'>,
 ): Promise<PeerLaunch> {
   const port = await freePort();
   return {
@@ -43,6 +43,33 @@ async function serverLaunch(
     urlOf: (hostPort) => `http://${hostPort}`,
     ...rest,
   };
+}
+
+/**
+ * Where omnigent's `serve-mcp` bridge puts its socket when it cannot see
+ * OMNIGENT_HARNESS_TMP_PARENT: codex starts its MCP servers with a short list
+ * of variables of its own, and omnigent writes that server's config without an
+ * `env`. A killed TUI leaves `mcp-<pid>.sock` there.
+ */
+const BRIDGE_FALLBACK = `/tmp/omnigent-${process.getuid?.() ?? 0}`;
+
+/** Removes the sockets of dead bridges from the fallback folder (the rule `serve-mcp` reaps by), and the folder if this peer's start made it. */
+async function reapBridgeSockets(folderWasThere: boolean): Promise<void> {
+  const names = await readdir(BRIDGE_FALLBACK).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = Number(/^mcp-(\d+)\.sock$/.exec(name)?.[1]);
+    if (Number.isInteger(pid) && !alive(pid)) await rm(join(BRIDGE_FALLBACK, name), { force: true });
+  }
+  if (!folderWasThere) await rmdir(BRIDGE_FALLBACK).catch(() => {});
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** The environment every omnigent process of a peer shares: everything it writes stays under the root, the mock model is its OpenAI. */
@@ -158,6 +185,7 @@ export const omnigentNativePeer: PeerSpec = {
   rootPrefix: 'tdn-',
   prepare: async (root, { modelBaseUrl, baseEnv, binary }) => {
     const codex = await findCodex();
+    const bridgeFolderWasThere = existsSync(BRIDGE_FALLBACK);
     const env = await isolatedEnv(root, baseEnv, modelBaseUrl);
     const bin = join(root, 'bin');
     const codexHome = join(baseEnv.HOME as string, '.codex');
@@ -181,6 +209,7 @@ export const omnigentNativePeer: PeerSpec = {
         { command: join(dirname(binary), 'python'), args: ['-m', 'omnigent.host._daemon_entry', '--server', url], env: daemonEnv },
       ],
       isReady: codexHostOnline,
+      afterStop: () => reapBridgeSockets(bridgeFolderWasThere),
     });
   },
 };
