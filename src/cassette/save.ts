@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { isAlive } from '../fs/process-alive.js';
 import { writeCanonicalYaml, writeCanonicalYamlItem } from './canonical-yaml.js';
 import { bodyDigest, digestHash, headerLine } from './digest.js';
 import { CassetteError } from './errors.js';
@@ -22,17 +23,8 @@ import {
 export function serializeCassette(cassette: Cassette, redact?: RedactionConfig): string {
   const clean = cassetteSchema.parse(redactCassette(cassette, redact));
   const body = writeCanonicalYaml(clean as unknown as Record<string, unknown>);
-  // The digest lets a later load skip re-validating what was validated here.
+  // The digest records what was written (a load still validates: it proves nothing).
   return headerLine(bodyDigest(body)) + body;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Removes temp files a killed writer left beside `file` (their pid is gone). */

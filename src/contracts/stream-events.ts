@@ -1,4 +1,5 @@
 import type { Cassette, Interaction, SseItem, WsFrame } from '../cassette/index.js';
+import { lastAtOrBelow } from '../fs/sorted-search.js';
 import type { Segment } from './check-rules.js';
 import type { CheckedEvent } from './selectors.js';
 
@@ -113,18 +114,6 @@ function parseStream(interaction: Interaction): ParsedStream | undefined {
     }
   }
   return parsed;
-}
-
-/** The index of the last of the sorted `seqs` at or below `seq`; -1 when none is. */
-function lastAtOrBelow(seqs: readonly number[], seq: number): number {
-  let lo = 0;
-  let hi = seqs.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((seqs[mid] as number) <= seq) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo - 1;
 }
 
 /**

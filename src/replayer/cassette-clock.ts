@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Cassette, Interaction } from '../cassette/index.js';
+import { lastAtOrBelow } from '../fs/sorted-search.js';
 import { isMutating } from './match-request.js';
 import { pathKeys } from './stream-causes.js';
 
@@ -33,14 +34,8 @@ export class CassetteClock {
   /** The latest state-changing request at or before `seq` (0 when none). */
   anchorAtOrBefore(seq: number): number {
     // Binary search: an engine asks once per interaction, and a linear scan made opening a big cassette quadratic.
-    let lo = 0;
-    let hi = this.mutating.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.mutating[mid] as number) <= seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo === 0 ? 0 : (this.mutating[lo - 1] as number);
+    const at = lastAtOrBelow(this.mutating, seq);
+    return at === -1 ? 0 : (this.mutating[at] as number);
   }
 
   /** Whether the client has come as far as `seq`; with `keys`, by requests naming one of those resources. */

@@ -4,6 +4,7 @@ import { access, mkdir, readdir, rm, rmdir, symlink, writeFile } from 'node:fs/p
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { UsageError } from '../../errors.js';
+import { isAlive } from '../../fs/process-alive.js';
 import { codexConfigFor, MOCK_KEY, MOCK_MODEL } from '../../mock-model/index.js';
 import { freePort } from '../../net/listen.js';
 import type { PeerLaunch, PeerSpec } from '../../suite/index.js';
@@ -58,18 +59,9 @@ async function reapBridgeSockets(folderWasThere: boolean): Promise<void> {
   const names = await readdir(BRIDGE_FALLBACK).catch(() => [] as string[]);
   for (const name of names) {
     const pid = Number(/^mcp-(\d+)\.sock$/.exec(name)?.[1]);
-    if (Number.isInteger(pid) && !alive(pid)) await rm(join(BRIDGE_FALLBACK, name), { force: true });
+    if (Number.isInteger(pid) && !isAlive(pid)) await rm(join(BRIDGE_FALLBACK, name), { force: true });
   }
   if (!folderWasThere) await rmdir(BRIDGE_FALLBACK).catch(() => {});
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The environment every omnigent process of a peer shares: everything it writes stays under the root, the mock model is its OpenAI. */
