@@ -26,7 +26,14 @@ export {
   redactionConfigSchema,
   redactionPlaceholder,
 } from './redact.js';
-export { serializeCassette, writeCassetteAtomic, writeCassetteStream, writeFileAtomic } from './save.js';
+export {
+  interactionPreparer,
+  type PreparedInteraction,
+  serializeCassette,
+  writeCassetteAtomic,
+  writeCassetteStream,
+  writeFileAtomic,
+} from './save.js';
 export {
   type Body,
   CASSETTE_VERSION,

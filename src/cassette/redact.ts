@@ -54,9 +54,14 @@ export interface Redactor {
    * interaction, then `scrub` each (and `target`) of every secret learnt.
    */
   twoPass(before?: { visitor: InteractionVisitor; text: (s: string) => string }): {
-    learn(i: Interaction): void;
+    /** Learns the interaction's secrets; returns them as learnt, for `learnPairs` to teach another redactor the same. */
+    learn(i: Interaction): SecretPair[];
+    /** Learns secrets that `learn` returned, as if their interaction were learnt again here. */
+    learnPairs(pairs: readonly SecretPair[]): void;
     scrub(i: Interaction): Interaction;
     target(s: string): string;
+    /** What `scrub` replaces now: a scrub is a function of the interaction and this list alone. */
+    list(): ScrubList;
   };
   /** A live request with its secrets replaced as a recording would have them (for replay matching). */
   request(r: { path: string; headers: Record<string, string | string[] | undefined>; body: string }): {
@@ -64,6 +69,16 @@ export interface Redactor {
     headers: Record<string, string | string[] | undefined>;
     body: string;
   };
+}
+
+/** A secret value and the name its placeholder gets. */
+export type SecretPair = readonly [value: string, name: string];
+/** Every spelling of every secret a scrub replaces, longest first. */
+export type ScrubList = readonly (readonly [string, string])[];
+
+/** Whether two scrub lists replace the same values by the same names in the same order. */
+export function sameScrubList(a: ScrubList, b: ScrubList): boolean {
+  return a === b || (a.length === b.length && a.every(([v, n], k) => b[k]?.[0] === v && b[k]?.[1] === n));
 }
 
 /** Builds a redactor from the defaults plus a configuration. */
@@ -387,15 +402,30 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     twoPass(before) {
       const all = new Map<string, string>();
       let global: [string, string][] | undefined;
+      const learnPairs = (pairs: readonly SecretPair[]) => {
+        for (const [v, n] of pairs)
+          if (!all.has(v)) {
+            all.set(v, n);
+            // The list changes only with a new secret, so an unchanged list stays the same object.
+            global = undefined;
+          }
+      };
       return {
         // Learnt from the interaction as given, and in the form `before` gives it, so no copy is made to learn.
         learn(i) {
+          const pairs: SecretPair[] = [];
           for (const [v, n] of secretsOf(i)) {
-            if (!all.has(v)) all.set(v, n);
+            pairs.push([v, n]);
             const mapped = before?.text(v);
-            if (mapped !== undefined && !all.has(mapped)) all.set(mapped, n);
+            if (mapped !== undefined) pairs.push([mapped, n]);
           }
-          global = undefined;
+          learnPairs(pairs);
+          return pairs;
+        },
+        learnPairs,
+        list() {
+          global ??= scrubList(all);
+          return global;
         },
         scrub(i) {
           global ??= scrubList(all);

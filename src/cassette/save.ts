@@ -5,7 +5,15 @@ import { isAlive } from '../fs/process-alive.js';
 import { writeCanonicalYaml, writeCanonicalYamlItem } from './canonical-yaml.js';
 import { bodyDigest, digestHash, headerLine } from './digest.js';
 import { CassetteError } from './errors.js';
-import { makeRedactor, type RedactionConfig, type Redactor, redactCassette } from './redact.js';
+import {
+  makeRedactor,
+  type RedactionConfig,
+  type Redactor,
+  redactCassette,
+  type ScrubList,
+  type SecretPair,
+  sameScrubList,
+} from './redact.js';
 import {
   CASSETTE_VERSION,
   type Cassette,
@@ -88,27 +96,76 @@ export async function writeCassetteAtomic(file: string, cassette: Cassette, reda
 /** How much YAML is gathered before each write of a streamed save. */
 const WRITE_BATCH = 1 << 20;
 
+type TwoPass = ReturnType<Redactor['twoPass']>;
+/** A pass done in the same walk as redaction (portable paths). */
+type BeforePass = Parameters<Redactor['twoPass']>[0];
+
+/** One interaction as a streamed save writes it: redacted, checked and rendered. */
+const renderInteraction = (redactor: TwoPass, i: Interaction): string =>
+  writeCanonicalYamlItem(interactionSchema.parse(redactor.scrub(i)) as unknown as Record<string, unknown>);
+
+/**
+ * An interaction redacted and rendered before its save (while the recording
+ * went on): a save writes `text` as it is when its scrub list is still the
+ * one `text` was made with, and renders `interaction()` again otherwise.
+ */
+export interface PreparedInteraction {
+  readonly prepared: true;
+  /** The secrets it taught, in the order learnt. */
+  readonly secrets: readonly SecretPair[];
+  readonly text: string;
+  readonly list: ScrubList;
+  interaction(): Interaction;
+}
+
+/**
+ * Prepares interactions one at a time, as they settle, for a later
+ * `writeCassetteStream` with the same redaction and pass: the save then costs
+ * little more than writing the text (decision 0012).
+ */
+export function interactionPreparer(
+  redact?: RedactionConfig,
+  before?: BeforePass,
+): (interaction: () => Interaction) => PreparedInteraction {
+  const redactor = makeRedactor(redact).twoPass(before);
+  return (interaction) => {
+    const i = interaction();
+    const secrets = redactor.learn(i);
+    return { prepared: true, secrets, text: renderInteraction(redactor, i), list: redactor.list(), interaction };
+  };
+}
+
 /**
  * Writes a cassette one interaction at a time, so memory stays near one
  * interaction's size: the same bytes as `writeCassetteAtomic`, atomically.
  * `interactions` is called twice (secrets are learnt first, then scrubbed
  * everywhere), so it should produce each interaction afresh; `before` is a
  * pass (portable paths) done in the same walk as redaction, so each
- * interaction is copied once.
+ * interaction is copied once. A `PreparedInteraction` (made with the same
+ * `redact` and `before`) gives the same bytes as the interaction it stands for.
  */
 export async function writeCassetteStream(
   file: string,
   meta: CassetteMeta,
-  interactions: () => Iterable<Interaction>,
+  interactions: () => Iterable<Interaction | PreparedInteraction>,
   redact?: RedactionConfig,
-  before?: Parameters<Redactor['twoPass']>[0],
+  before?: BeforePass,
 ): Promise<number> {
   const redactor = makeRedactor(redact).twoPass(before);
   let count = 0;
   for (const i of interactions()) {
-    redactor.learn(i);
+    if ('prepared' in i) redactor.learnPairs(i.secrets);
+    else redactor.learn(i);
     count++;
   }
+  // Secrets learnt after an interaction was prepared change its text only if they change the list it was scrubbed with.
+  const final = redactor.list();
+  const stillTrue = new Map<ScrubList, boolean>();
+  const current = (list: ScrubList) => {
+    let same = stillTrue.get(list);
+    if (same === undefined) stillTrue.set(list, (same = sameScrubList(list, final)));
+    return same;
+  };
   const head = writeCanonicalYaml({
     version: CASSETTE_VERSION,
     meta: metaSchema.parse({ ...meta, target: redactor.target(meta.target) }),
@@ -131,7 +188,8 @@ export async function writeCassetteStream(
       at += bytesWritten;
     };
     for (const i of interactions()) {
-      const text = writeCanonicalYamlItem(interactionSchema.parse(redactor.scrub(i)) as unknown as Record<string, unknown>);
+      const text =
+        'prepared' in i ? (current(i.list) ? i.text : renderInteraction(redactor, i.interaction())) : renderInteraction(redactor, i);
       batch.push(text);
       size += text.length;
       if (size >= WRITE_BATCH) await flush();

@@ -11,7 +11,9 @@ import {
   contentEncodingOf,
   type Failure,
   type Interaction,
+  interactionPreparer,
   type MachineFolders,
+  type PreparedInteraction,
   portableInteraction,
   portablePass,
   type RedactionConfig,
@@ -26,6 +28,7 @@ import { BodyBuffer, storedBody } from './body-buffer.js';
 import { ContentDecoder } from './content-decoder.js';
 import { endToEndHeaders, headerValue } from './headers.js';
 import { JournalWriter } from './journal.js';
+import { SaveAhead } from './save-ahead.js';
 import { publicTarget, type TargetUrl } from './target.js';
 import { type Outcome, Timeline } from './timeline.js';
 import { type ResetWatch, watchUpstreamReset } from './upstream-resets.js';
@@ -82,6 +85,10 @@ export interface RecordingProxy {
 
 type StopReason = 'client' | 'proxy';
 
+/** Two redaction configurations that redact alike (the same object, or the same settings). */
+const sameConfig = (a: RedactionConfig | undefined, b: RedactionConfig | undefined) =>
+  a === b || JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
 /** How long a stop waits for a client's close already on its way before it ends the stream itself. */
 const CLIENT_CLOSE_GRACE_MS = 200;
 
@@ -134,7 +141,10 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const journal =
     options.journal &&
     (await JournalWriter.create(options.journal.file, meta, { redact: options.journal.redact, folders: options.folders }));
-  const timeline = new Timeline(journal ? (entry) => journal.add(entry) : undefined);
+  // A recording bound for a file is prepared for its save as it goes, with the redaction the journal uses.
+  const prepare = options.journal && interactionPreparer(options.journal.redact, portablePass(options.folders));
+  const saveAhead = prepare && new SaveAhead((i) => prepare(() => stored(i)));
+  const timeline = new Timeline(journal ? (entry) => journal.add(entry) : undefined, saveAhead);
   const log = options.log ?? (() => {});
   const agent = new Agent({
     headersTimeout: options.headersTimeoutMs ?? 60_000,
@@ -366,17 +376,26 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     interactions: Array.from(finalInteractions(), (i) => structuredClone(i)),
   });
 
+  /** An interaction with its bodies encoded, made afresh each time. */
+  function stored(i: Interaction): Interaction {
+    const requestBody = storedBody(rawBodies.get(i.request));
+    const responseBody = i.response && storedBody(rawBodies.get(i.response));
+    return {
+      ...i,
+      request: requestBody ? { ...i.request, body: requestBody } : i.request,
+      ...(i.response ? { response: responseBody ? { ...i.response, body: responseBody } : i.response } : {}),
+    };
+  }
+
   /** The recorded interactions one at a time with their bodies encoded, for a save that never holds them all twice. */
   function* storedInteractions(): Generator<Interaction> {
-    for (const i of timeline.interactions) {
-      const requestBody = storedBody(rawBodies.get(i.request));
-      const responseBody = i.response && storedBody(rawBodies.get(i.response));
-      yield {
-        ...i,
-        request: requestBody ? { ...i.request, body: requestBody } : i.request,
-        ...(i.response ? { response: responseBody ? { ...i.response, body: responseBody } : i.response } : {}),
-      };
-    }
+    for (const i of timeline.interactions) yield stored(i);
+  }
+
+  /** As stored, or as prepared while recording when the save redacts as the preparation did. */
+  function* forSave(redact: RedactionConfig | undefined): Generator<Interaction | PreparedInteraction> {
+    const ahead = saveAhead && sameConfig(redact, options.journal?.redact) ? saveAhead : undefined;
+    for (const i of timeline.interactions) yield ahead?.get(i) ?? stored(i);
   }
 
   /** As stored, with placeholders in: here, where the data leaves this machine's hands, and only here (decision 0006). */
@@ -413,8 +432,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     },
     async save(file, redact) {
       await stop();
+      saveAhead?.stop();
       // Placeholders go in during the redaction walk: one copy of each interaction per save.
-      return writeCassetteStream(file, meta, storedInteractions, redact, portablePass(options.folders));
+      return writeCassetteStream(file, meta, () => forSave(redact), redact, portablePass(options.folders));
     },
     get recorded() {
       return timeline.interactions.length;

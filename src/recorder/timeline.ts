@@ -22,8 +22,13 @@ export class Timeline {
   private readonly origin = performance.now();
   private seq = 0;
   readonly interactions: Interaction[] = [];
+  private readonly finished = new WeakSet<Interaction>();
 
-  constructor(private readonly journal?: (entry: JournalEntry) => void) {}
+  constructor(
+    private readonly journal?: (entry: JournalEntry) => void,
+    /** Told when an exchange is over, and when one that was over changes after all (a frame behind a close). */
+    private readonly watch?: { settled(i: Interaction): void; changed(i: Interaction): void },
+  ) {}
 
   /** Milliseconds since the recording started, to a hundredth. */
   now(): number {
@@ -75,12 +80,14 @@ export class Timeline {
   event(i: Interaction, item: SseItem): void {
     i.response?.stream?.events.push(item);
     this.journal?.({ k: 'event', seq: i.seq, item });
+    if (this.finished.has(i)) this.watch?.changed(i);
   }
 
   /** One WebSocket frame of the interaction's session. */
   frame(i: Interaction, frame: WsFrame): void {
     i.response?.websocket?.frames.push(frame);
     this.journal?.({ k: 'frame', seq: i.seq, frame });
+    if (this.finished.has(i)) this.watch?.changed(i);
   }
 
   /**
@@ -104,5 +111,10 @@ export class Timeline {
       bytes: outcome.bytes,
       encoding: outcome.encoding,
     });
+    if (this.finished.has(i)) this.watch?.changed(i);
+    else {
+      this.finished.add(i);
+      this.watch?.settled(i);
+    }
   }
 }

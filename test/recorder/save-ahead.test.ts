@@ -1,0 +1,85 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { Agent, request } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Interaction, interactionPreparer, writeCassetteStream } from '../../src/cassette/index.js';
+import { startRecordingProxy } from '../../src/recorder/index.js';
+import { SaveAhead } from '../../src/recorder/save-ahead.js';
+import { Timeline } from '../../src/recorder/timeline.js';
+import { sleep, startServer } from '../helpers/servers.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const TOKEN = 'Zq81mXv03LpTk7Wd';
+
+describe('the save prepared while recording (decision 0012)', () => {
+  it('writes the bytes a save without preparation writes, with a secret learnt after its echoes were prepared', async () => {
+    const server = await startServer(async (req, res) => {
+      const url = req.url ?? '/';
+      if (url.startsWith('/stream')) {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (let k = 0; k < 5; k++) res.write(`event: delta\ndata: {"k":${k},"echo":"${TOKEN}"}\n\n`);
+        res.end();
+      } else if (url.startsWith('/zipped')) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(gzipSync(JSON.stringify({ echo: `the word is ${TOKEN}`, url })));
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ url, echo: TOKEN }));
+      }
+    });
+    cleanups.push(() => server.close());
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-save-ahead-'));
+    const file = join(dir, 'c.yaml');
+    const proxy = await startRecordingProxy({ target: server.url, journal: { file: `${file}.journal` } });
+    const agent = new Agent({ connections: 4 });
+    cleanups.push(() => agent.close());
+    // Four connections at once, the token only ever echoed: every echo can be prepared before it is known to be a secret.
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, c) => {
+        for (let k = 0; k < 40; k++) {
+          const path = k % 10 === 3 ? '/stream' : k % 10 === 7 ? '/zipped' : `/items/${c}-${k}`;
+          await (await request(`${proxy.url}${path}`, { dispatcher: agent })).body.text();
+        }
+      }),
+    );
+    await sleep(200);
+    // The last request makes it a secret: every prepared echo is stale now.
+    await (await request(`${proxy.url}/me`, { dispatcher: agent, headers: { authorization: `Bearer ${TOKEN}` } })).body.text();
+    await sleep(200);
+    expect(await proxy.save(file)).toBe(161);
+    await proxy.discardJournal();
+    const text = await readFile(file, 'utf8');
+
+    const recorded = await proxy.close();
+    const plain = join(dir, 'plain.yaml');
+    await writeCassetteStream(plain, recorded.meta, () => recorded.interactions);
+    expect(text).toBe(await readFile(plain, 'utf8'));
+    expect(text).not.toContain(TOKEN);
+    expect(text.match(/<redacted:authorization>/g)?.length).toBeGreaterThan(160);
+  });
+
+  it('lets an exchange that changed after it settled be rendered by the save, from what it became', async () => {
+    const prepare = interactionPreparer();
+    const ahead = new SaveAhead((i) => prepare(() => structuredClone(i)));
+    const timeline = new Timeline(undefined, ahead);
+    const i = timeline.open({ method: 'GET', path: '/ws', headers: {} });
+    timeline.respond(i, { status: 101, headers: {}, websocket: { frames: [], end: 'server-closed' } });
+    timeline.frame(i, { at: timeline.now(), from: 'client', seq: timeline.tick(), after: 1, text: 'bye' });
+    timeline.finish(i, { end: 'client-closed' });
+    await sleep(100);
+    expect(ahead.get(i)?.text).toContain('bye');
+    // The server's frame was already on its way when the client's close ended the session.
+    timeline.frame(i, { at: timeline.now(), from: 'server', after: 2, text: 'late' });
+    expect(ahead.get(i)).toBeUndefined();
+    timeline.finish(i, { end: 'client-closed' });
+    await sleep(100);
+    expect(ahead.get(i)).toBeUndefined();
+    expect((i as Interaction).response?.websocket?.frames.map((f) => f.text)).toEqual(['bye', 'late']);
+  });
+});
