@@ -1,8 +1,9 @@
 /**
- * A fast reader for the YAML subset `writeCanonicalYaml` produces. It returns
- * `undefined` as soon as the text leaves that subset (a hand edit, a comment
- * after a value, an anchor), and the caller falls back to a full YAML parser.
- * On canonical text it returns exactly what a full YAML parser would.
+ * A fast reader for the YAML subset `writeCanonicalYaml` produces, and for
+ * the same structure with the plain scalars other YAML libraries write. It
+ * returns `undefined` as soon as the text leaves that subset (a comment after
+ * a value, an anchor, a block scalar), and the caller falls back to a full
+ * YAML parser. On what it reads it returns exactly what a full parser would.
  */
 
 type Container = Record<string, unknown> | unknown[];
@@ -18,6 +19,14 @@ const NOT_CANONICAL = Symbol('not canonical');
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 const RESERVED_KEY = /^(?:y|n|yes|no|on|off|true|false|null)$/i;
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A string cut from the file text, as a copy of its own: V8 keeps a slice of
+ * 13 characters or more as a view on the whole text, which would then live as
+ * long as any value of the cassette. The concatenation is flattened into a
+ * fresh string before it is cut.
+ */
+const own = (s: string): string => (s.length < 13 ? s : (' ' + s).slice(1));
 
 /** Sets an own property, `__proto__` included (as JSON.parse does), never the prototype. */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
@@ -41,14 +50,14 @@ function parseScalar(v: string): unknown {
   if (c === 34 /* " */) {
     if (v.length > 1 && v.charCodeAt(v.length - 1) === 34 && !v.includes('\\', 1)) {
       const inner = v.slice(1, -1);
-      return inner.includes('"') ? NOT_CANONICAL : inner;
+      return inner.includes('"') ? NOT_CANONICAL : own(inner);
     }
     return DEFER;
   }
   if (c === 39 /* ' */) {
     if (v.length < 2 || v.charCodeAt(v.length - 1) !== 39) return NOT_CANONICAL;
     const inner = v.slice(1, -1);
-    if (!inner.includes("'")) return inner;
+    if (!inner.includes("'")) return own(inner);
     if (inner.replaceAll("''", '').includes("'")) return NOT_CANONICAL;
     return inner.replaceAll("''", "'");
   }
@@ -57,7 +66,31 @@ function parseScalar(v: string): unknown {
   if (v === 'false') return false;
   if (v === 'null') return null;
   if (JSON_NUMBER.test(v)) return Number(v);
-  return NOT_CANONICAL;
+  return plainScalar(v);
+}
+
+/** Words the YAML 1.2 core schema reads as null or a boolean in any spelling but the canonical one. */
+const CORE_WORDS = /^(?:Null|NULL|True|TRUE|False|FALSE)$/;
+/** The core schema's implicit integers and floats in every notation, JSON's included (as js-yaml resolves them). */
+const CORE_NUMBER = /^(?:0o[0-7]+|0x[0-9a-fA-F]+|[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|[-+]?\.[0-9]+(?:[eE][-+]?[0-9]+)?)$/;
+/** No control character, no byte-order mark: what a plain scalar may hold here. */
+const PLAIN_CHARS = /^[^\x00-\x1f\x7f-\x9f\ufeff]*$/;
+
+/**
+ * A plain (unquoted) scalar, as YAML libraries write strings that need no
+ * quotes: read only where the core schema leaves no doubt that it is that
+ * very string (js-yaml, the fallback, reads it the same); anything else, such
+ * as a number in another notation, a comment or a continued line, declines.
+ */
+function plainScalar(v: string): unknown {
+  const c = v.charCodeAt(0);
+  const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 47 /* / */ || c === 95; /* _ */
+  const digit = c >= 48 && c <= 57;
+  if (!letter && !digit) return NOT_CANONICAL;
+  if (letter ? CORE_WORDS.test(v) : CORE_NUMBER.test(v)) return NOT_CANONICAL;
+  const last = v.charCodeAt(v.length - 1);
+  if (last === 32 || last === 58 /* : */ || v.includes(': ') || v.includes(' #') || !PLAIN_CHARS.test(v)) return NOT_CANONICAL;
+  return own(v);
 }
 
 // Structural keys repeat on every interaction: remember each verdict once.
@@ -71,9 +104,10 @@ function parseKey(k: string): string | typeof NOT_CANONICAL {
     const parsed = parseJson(k);
     key = typeof parsed === 'string' ? parsed : NOT_CANONICAL;
   } else {
-    key = PLAIN_KEY.test(k) && !RESERVED_KEY.test(k) ? k : NOT_CANONICAL;
+    key = PLAIN_KEY.test(k) && !RESERVED_KEY.test(k) ? own(k) : NOT_CANONICAL;
   }
-  if (keyCache.size < 10_000) keyCache.set(k, key);
+  // The cache outlives the cassette: it holds a copy, never a view on this file's text.
+  if (keyCache.size < 10_000) keyCache.set(own(k), key);
   return key;
 }
 
@@ -117,7 +151,7 @@ function readValue(text: string, valueStart: number, lineEnd: number, baseCol: n
   // The common case, a double-quoted string with no escapes, costs one slice.
   if (c === 34 && lineEnd - valueStart > 1 && text.charCodeAt(lineEnd - 1) === 34) {
     const inner = text.slice(valueStart + 1, lineEnd - 1);
-    if (!inner.includes('\\') && !inner.includes('"')) return inner;
+    if (!inner.includes('\\') && !inner.includes('"')) return own(inner);
   }
   const single = lineEnd - valueStart === 1 && (c === 123 || c === 91);
   if (!single) {

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { dump, load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { writeCanonicalYaml } from '../../src/cassette/canonical-yaml.js';
@@ -47,9 +48,76 @@ describe('canonical YAML', () => {
     expect(a).toBe(b);
   });
 
-  it('declines text outside the canonical subset so a full parser takes over', () => {
-    for (const text of ['a: 1 # note\n', 'a: &x 1\nb: *x\n', 'a:\n- 1\n', 'a: plain words\n', '---\na: 1\n', 'a:\n\t- 1\n']) {
-      expect(readCanonicalYaml(text), text).toBeUndefined();
-    }
+  it('declines text outside the subset it reads so a full parser takes over', () => {
+    const declined = [
+      'a: 1 # note\n',
+      'a: &x 1\nb: *x\n',
+      'a:\n- 1\n',
+      '---\na: 1\n',
+      'a:\n\t- 1\n',
+      // Plain scalars the core schema reads as something else, or that go on past the line.
+      'a: True\n',
+      'a: NULL\n',
+      'a: 017\n',
+      'a: 0x1F\n',
+      'a: 1.\n',
+      'a: .5\n',
+      'a: +1\n',
+      'a: ~\n',
+      'a: words # note\n',
+      'a: key: value\n',
+      'a: plain\n  continued\n',
+      'a: |-\n  block\n',
+      'a: -x\n',
+    ];
+    for (const text of declined) expect(readCanonicalYaml(text), text).toBeUndefined();
+  });
+
+  it('reads the plain scalars YAML libraries write where the core schema leaves no doubt', () => {
+    const text = 'a: plain words\nb: /v1/items?order=asc\nc: 2026-01-01T00:00:00.000Z\nd: 0000000b\ne: omnigent://internal\nf: 12:30\n';
+    const read = readCanonicalYaml(text);
+    expect(read).toEqual(load(text));
+    expect(read).toEqual({
+      a: 'plain words',
+      b: '/v1/items?order=asc',
+      c: '2026-01-01T00:00:00.000Z',
+      d: '0000000b',
+      e: 'omnigent://internal',
+      f: '12:30',
+    });
+  });
+
+  // What an editor or a script leaves: another library's style. The reader takes it or declines; it never reads it otherwise.
+  it('reads a document re-written by another YAML library as js-yaml does, or declines it', () => {
+    const writers = [
+      (doc: unknown) => YAML.stringify(doc, { lineWidth: 0 }),
+      (doc: unknown) => YAML.stringify(doc),
+      (doc: unknown) => dump(doc, { lineWidth: -1 }),
+    ];
+    const words = fc.oneof(
+      fc.string(),
+      fc.string({ unit: fc.constantFrom('a', 'Z', '0', '1', 'x', 'o', 'e', '.', '-', '+', ':', ' ', '#', '/', '_', "'", '"', '~') }),
+      fc.constantFrom('True', 'null', 'NULL', '017', '0x1F', '1_000', '1e3', '.inf', '2026-01-01', '12:30', 'yes', 'a # b', 'a: b'),
+    );
+    // Mostly names as fields have them, so a good share of documents is read whole.
+    const key = fc.oneof({ weight: 4, arbitrary: fc.stringMatching(/^[a-z][a-z0-9_-]{0,8}$/) }, { weight: 1, arbitrary: fc.string() });
+    const doc = fc.dictionary(
+      key.filter((k) => k !== '__proto__'),
+      fc.oneof(jsonValueArb, words, fc.array(words, { maxLength: 3 }), fc.dictionary(key, words, { maxKeys: 3 })),
+      { maxKeys: 4 },
+    );
+    let read = 0;
+    fc.assert(
+      fc.property(doc, fc.constantFrom(...writers), (value, write) => {
+        const text = write(value);
+        const fast = readCanonicalYaml(text);
+        if (fast === undefined) return;
+        read++;
+        expect(fast).toEqual(load(text));
+      }),
+      { numRuns: 2000 },
+    );
+    // It must read a good share, or it proves nothing.
+    expect(read).toBeGreaterThan(400);
   });
 });
