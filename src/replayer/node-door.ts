@@ -7,12 +7,14 @@ import type { HttpAnswer, ReplayEngine } from './engine.js';
 /** The largest request body the replay server reads (a recorded body over it could not be matched anyway). */
 export const MAX_REQUEST_BODY = 64 * 1024 * 1024;
 
+/** No length and no chunked coding: HTTP/1.1 says no body (most GETs), and node ends the stream on its own. */
+const declaresNoBody = (req: IncomingMessage) =>
+  req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
+
 /** The request body, or undefined once it passes `limit` (reading stops there; nothing more is held). */
 async function readUpTo(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return undefined;
-  // No length and no chunked coding: HTTP/1.1 says no body (most GETs), and node ends the stream on its own.
-  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) return EMPTY;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
@@ -33,15 +35,33 @@ export function describeAnswer(method: string, path: string, answer: HttpAnswer)
   return `${method} ${path} → ${answer.entry.cassette} #${answer.entry.seq} ${answer.status}${answer.kind === 'stream' ? ' (stream)' : ''}`;
 }
 
-/** Writes an engine answer to a node:http response, streams included. */
-export async function writeAnswer(answer: HttpAnswer, res: ServerResponse): Promise<void> {
+/**
+ * Writes an engine answer to a node:http response, streams included. A
+ * whole body due now is written at once, with no promise: most answers are
+ * that, and a replay server should cost no more than a plain one.
+ */
+export function writeAnswer(answer: HttpAnswer, res: ServerResponse): Promise<void> | undefined {
+  if (answer.kind === 'unmatched' || (answer.kind === 'response' && answer.end === 'complete' && answer.delayMs <= 0)) {
+    writeWhole(answer, res);
+    return undefined;
+  }
+  return writeLater(answer, res);
+}
+
+function writeWhole(answer: Exclude<HttpAnswer, { kind: 'stream' }>, res: ServerResponse): void {
+  const head = answer.kind === 'response' ? answer.headers.flat() : ['content-type', 'application/json'];
+  head.push('content-length', String(answer.body.byteLength));
+  res.writeHead(answer.status, head);
+  res.end(answer.body);
+}
+
+async function writeLater(answer: HttpAnswer, res: ServerResponse): Promise<void> {
   if (answer.kind !== 'stream') {
     if (answer.kind === 'response' && answer.delayMs > 0) await wait(answer.delayMs);
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
     const end = answer.kind === 'response' ? answer.end : 'complete';
     if (end === 'complete') {
-      res.writeHead(answer.status, [...headers.flat(), 'content-length', String(answer.body.byteLength)]);
-      res.end(answer.body);
+      writeWhole(answer, res);
       return;
     }
     // A body that was cut short goes out as it was: these bytes, then the break (or, if the recorded client left, silence).
@@ -78,7 +98,7 @@ export async function serveNodeRequest(
   log?: (line: string) => void,
 ): Promise<HttpAnswer | undefined> {
   const limit = engine.maxRequestBody ?? MAX_REQUEST_BODY;
-  const body = await readUpTo(req, limit);
+  const body = declaresNoBody(req) ? EMPTY : await readUpTo(req, limit);
   if (body === undefined) {
     const message = `request body over ${limit} bytes: tapedeck replay does not read it (raise --max-request-body, or maxRequestBody, to replay larger uploads)`;
     log?.(`${req.method} ${req.url} → 413 ${message}`);
@@ -88,7 +108,8 @@ export async function serveNodeRequest(
   }
   const answer = engine.handle({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
   log?.(answer.kind === 'unmatched' ? `${answer.error.message}` : describeAnswer(req.method ?? 'GET', req.url ?? '/', answer));
-  await writeAnswer(answer, res);
+  const writing = writeAnswer(answer, res);
+  if (writing) await writing;
   return answer;
 }
 
