@@ -136,7 +136,9 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     let findings = shortFindings.get(text);
     if (!findings) {
       findings = rules.find(text);
-      if (shortFindings.size < 10_000) shortFindings.set(text, findings);
+      // Kept for the latest texts, not the first 10,000: a text is learnt and then scrubbed soon after, all recording long.
+      if (shortFindings.size >= 10_000) shortFindings.clear();
+      shortFindings.set(text, findings);
     }
     return findings;
   }
