@@ -78,6 +78,8 @@ export interface WrappedBench {
   stderr(): string;
   /** Resolves once stderr matches. */
   waitFor(pattern: RegExp): Promise<void>;
+  /** Resolves with the match once stdout matches (`listening on URL`). */
+  waitForStdout(pattern: RegExp): Promise<RegExpExecArray>;
   /** Resolves when the stderr pipe closes: its last writer, bench itself, has exited. */
   ended: Promise<void>;
 }
@@ -87,7 +89,19 @@ export function benchUnderWrapper(args: string[]): WrappedBench {
   const quoted = args.map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
   const wrapper = spawn('sh', ['-c', `"${process.execPath}" "${BENCH_BIN}" ${quoted}; true`], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
+  let stdout = '';
   const waiters: { pattern: RegExp; resolve: () => void }[] = [];
+  const outWaiters: { pattern: RegExp; resolve: (m: RegExpExecArray) => void }[] = [];
+  wrapper.stdout.on('data', (d) => {
+    stdout += d;
+    for (const w of [...outWaiters]) {
+      const m = w.pattern.exec(stdout);
+      if (m) {
+        outWaiters.splice(outWaiters.indexOf(w), 1);
+        w.resolve(m);
+      }
+    }
+  });
   wrapper.stderr.on('data', (d) => {
     stderr += d;
     for (const w of [...waiters])
@@ -100,6 +114,10 @@ export function benchUnderWrapper(args: string[]): WrappedBench {
     wrapperPid: wrapper.pid as number,
     stderr: () => stderr,
     waitFor: (pattern) => (pattern.test(stderr) ? Promise.resolve() : new Promise((resolve) => waiters.push({ pattern, resolve }))),
+    waitForStdout: (pattern) => {
+      const m = pattern.exec(stdout);
+      return m ? Promise.resolve(m) : new Promise((resolve) => outWaiters.push({ pattern, resolve }));
+    },
     ended: new Promise((resolve) => wrapper.stderr.on('close', () => resolve())),
   };
 }

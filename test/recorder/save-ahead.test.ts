@@ -1,14 +1,18 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Interaction, interactionPreparer, writeCassetteStream } from '../../src/cassette/index.js';
+import { type Interaction, interactionPreparer, loadCassette, serializeCassette, writeCassetteStream } from '../../src/cassette/index.js';
 import { startRecordingProxy } from '../../src/recorder/index.js';
 import { SaveAhead } from '../../src/recorder/save-ahead.js';
 import { Timeline } from '../../src/recorder/timeline.js';
-import { sleep, startServer } from '../helpers/servers.js';
+import { benchUnderWrapper } from '../helpers/cli.js';
+import { sleep, startServer, type TestServer } from '../helpers/servers.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -16,6 +20,27 @@ afterEach(async () => {
 });
 
 const TOKEN = 'Zq81mXv03LpTk7Wd';
+const curl = promisify(execFile);
+
+/** JSON that echoes the token (gzipped when asked), and an SSE stream that does too. */
+async function echoingServer(): Promise<TestServer> {
+  const server = await startServer(async (req, res) => {
+    const url = req.url ?? '/';
+    if (url.startsWith('/stream')) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      for (let k = 0; k < 5; k++) res.write(`event: delta\ndata: {"k":${k},"echo":"${TOKEN}"}\n\n`);
+      res.end();
+    } else if (/gzip/.test(String(req.headers['accept-encoding'] ?? ''))) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(JSON.stringify({ echo: `the word is ${TOKEN}`, url })));
+    } else {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ url, echo: TOKEN }));
+    }
+  });
+  cleanups.push(() => server.close());
+  return server;
+}
 
 describe('the save prepared while recording (decision 0012)', () => {
   it('writes the bytes a save without preparation writes, with a secret learnt after its echoes were prepared', async () => {
@@ -63,6 +88,36 @@ describe('the save prepared while recording (decision 0012)', () => {
     expect(text).not.toContain(TOKEN);
     expect(text.match(/<redacted:authorization>/g)?.length).toBeGreaterThan(160);
   });
+
+  it('bench proxy stopped by its wrapper PID saves every exchange of curl clients, the late secret nowhere, in canonical bytes', async () => {
+    const server = await echoingServer();
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-save-ahead-'));
+    const file = join(dir, 'c.yaml');
+    const bench = benchUnderWrapper(['proxy', '--target', server.url, '--port', '0', '--cassette', file]);
+    cleanups.push(async () => {
+      if (existsSync(`/proc/${bench.wrapperPid}`)) process.kill(bench.wrapperPid, 'SIGKILL');
+      await bench.ended;
+    });
+    const url = (await bench.waitForStdout(/listening on (\S+)\n/))[1] as string;
+    // Three curl clients at once, gzip asked for by one, then the token sent as a credential.
+    await Promise.all(
+      [['--compressed'], [], []].map(async (extra, c) => {
+        for (let k = 0; k < 10; k++) await curl('curl', ['-sS', ...extra, `${url}/${k % 5 === 2 ? 'stream' : `items/${c}-${k}`}`]);
+      }),
+    );
+    await sleep(100);
+    await curl('curl', ['-sS', '-H', `Authorization: Bearer ${TOKEN}`, `${url}/me`]);
+    process.kill(bench.wrapperPid, 'SIGKILL');
+    await bench.ended;
+    const text = await readFile(file, 'utf8');
+    expect(existsSync(`${file}.journal`)).toBe(false);
+    expect(text).not.toContain(TOKEN);
+    const cassette = await loadCassette(file);
+    expect(serializeCassette(cassette)).toBe(text);
+    expect(cassette.interactions).toHaveLength(31);
+    expect(cassette.interactions.filter((i) => i.response?.encoding === 'gzip').length).toBe(8);
+    expect(cassette.interactions.filter((i) => i.response?.stream?.events.length === 5).length).toBe(6);
+  }, 60_000);
 
   it('lets an exchange that changed after it settled be rendered by the save, from what it became', async () => {
     const prepare = interactionPreparer();
