@@ -3,7 +3,7 @@
 // a hash of the sources instead of a full compile. `--force` always compiles.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -29,6 +29,8 @@ for (const file of [
 const digest = hash.digest('hex');
 const fresh = existsSync(join(root, 'dist', 'index.js')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === digest;
 if (fresh && !process.argv.includes('--force')) process.exit(0);
+// tsc writes its output even when it reports errors: from here until it succeeds, no stamp may vouch for dist.
+rmSync(stamp, { force: true });
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
   stdio: 'inherit',
 });
