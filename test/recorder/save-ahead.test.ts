@@ -22,7 +22,7 @@ afterEach(async () => {
 const TOKEN = 'Zq81mXv03LpTk7Wd';
 const curl = promisify(execFile);
 
-/** JSON that echoes the token (gzipped when asked), and an SSE stream that does too. */
+/** JSON that echoes the token (gzipped on /zipped or when asked), and an SSE stream that does too. */
 async function echoingServer(): Promise<TestServer> {
   const server = await startServer(async (req, res) => {
     const url = req.url ?? '/';
@@ -30,7 +30,7 @@ async function echoingServer(): Promise<TestServer> {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       for (let k = 0; k < 5; k++) res.write(`event: delta\ndata: {"k":${k},"echo":"${TOKEN}"}\n\n`);
       res.end();
-    } else if (/gzip/.test(String(req.headers['accept-encoding'] ?? ''))) {
+    } else if (url.startsWith('/zipped') || /gzip/.test(String(req.headers['accept-encoding'] ?? ''))) {
       res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
       res.end(gzipSync(JSON.stringify({ echo: `the word is ${TOKEN}`, url })));
     } else {
@@ -44,21 +44,7 @@ async function echoingServer(): Promise<TestServer> {
 
 describe('the save prepared while recording (decision 0012)', () => {
   it('writes the bytes a save without preparation writes, with a secret learnt after its echoes were prepared', async () => {
-    const server = await startServer(async (req, res) => {
-      const url = req.url ?? '/';
-      if (url.startsWith('/stream')) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        for (let k = 0; k < 5; k++) res.write(`event: delta\ndata: {"k":${k},"echo":"${TOKEN}"}\n\n`);
-        res.end();
-      } else if (url.startsWith('/zipped')) {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
-        res.end(gzipSync(JSON.stringify({ echo: `the word is ${TOKEN}`, url })));
-      } else {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ url, echo: TOKEN }));
-      }
-    });
-    cleanups.push(() => server.close());
+    const server = await echoingServer();
     const dir = await mkdtemp(join(tmpdir(), 'tapedeck-save-ahead-'));
     const file = join(dir, 'c.yaml');
     const proxy = await startRecordingProxy({ target: server.url, journal: { file: `${file}.journal` } });
