@@ -54,31 +54,41 @@ export class SseParser {
       }
     }
     const frames: SseFrame[] = [];
-    let start = 0;
-    let lf = bytes.indexOf(10);
-    let cr = bytes.indexOf(13);
-    while (lf !== -1 || cr !== -1) {
-      const i = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
-      let line = bytes.subarray(start, i);
-      if (this.pendingLine.length > 0) {
-        this.pendingLine.push(line);
-        line = Buffer.concat(this.pendingLine);
-        this.pendingLine = [];
-      }
-      const text = line.toString('utf8');
-      let next = i + 1;
-      if (bytes[i] === 13) {
-        if (next === bytes.length) this.skipLf = true;
-        else if (bytes[next] === 10) next++;
-      }
-      this.rawText?.push(text, bytes[i] === 13 ? (next === i + 2 ? '\r\n' : '\r') : '\n');
-      this.line(text, frames);
-      start = next;
-      if (lf !== -1 && lf < start) lf = bytes.indexOf(10, start);
-      if (cr !== -1 && cr < start) cr = bytes.indexOf(13, start);
+    // Everything up to the chunk's last line end is whole lines: decoded once, then cut as text.
+    const last = Math.max(bytes.lastIndexOf(10), bytes.lastIndexOf(13));
+    if (last === -1) {
+      // Held by reference, not copied: callers hand over each chunk, as sockets do.
+      if (bytes.length > 0) this.pendingLine.push(bytes);
+      return frames;
     }
-    // Held by reference, not copied: callers hand over each chunk, as sockets do.
-    if (start < bytes.length) this.pendingLine.push(bytes.subarray(start));
+    let whole = bytes.subarray(0, last + 1);
+    if (this.pendingLine.length > 0) {
+      this.pendingLine.push(whole);
+      whole = Buffer.concat(this.pendingLine);
+      this.pendingLine = [];
+    }
+    const text = whole.toString('utf8');
+    const end = text.length;
+    let start = 0;
+    let lf = text.indexOf('\n');
+    let cr = text.indexOf('\r');
+    while (start < end) {
+      const i = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      const line = text.slice(start, i);
+      let next = i + 1;
+      const isCr = text.charCodeAt(i) === 13;
+      if (isCr) {
+        // A CR that ends the chunk may be the first half of a CRLF.
+        if (next === end) this.skipLf = last + 1 === bytes.length;
+        else if (text.charCodeAt(next) === 10) next++;
+      }
+      this.rawText?.push(line, isCr ? (next === i + 2 ? '\r\n' : '\r') : '\n');
+      this.line(line, frames);
+      start = next;
+      if (lf !== -1 && lf < start) lf = text.indexOf('\n', start);
+      if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
+    }
+    if (last + 1 < bytes.length) this.pendingLine.push(bytes.subarray(last + 1));
     return frames;
   }
 
