@@ -419,6 +419,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       server.closeAllConnections();
       await agent.close();
       await journal?.close();
+      // Nothing more is prepared: the save, if one follows, renders what was not, and close() needs none of it.
+      saveAhead?.stop();
     })());
 
   return {
@@ -432,7 +434,6 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     },
     async save(file, redact) {
       await stop();
-      saveAhead?.stop();
       // Placeholders go in during the redaction walk: one copy of each interaction per save.
       return writeCassetteStream(file, meta, () => forSave(redact), redact, portablePass(options.folders));
     },
