@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { describeIssue, formatFieldPath, lineOfPath, parseLocatedYaml } from '../fs/located-yaml.js';
 import { CassetteError } from './errors.js';
 import { readCanonicalYaml } from './read-canonical-yaml.js';
+import { compileAcceptor } from './schema-acceptor.js';
 import { CASSETTE_VERSION, type Cassette, cassetteSchema, type Interaction, interactionSchema } from './schema.js';
 
 /** Parses YAML text that is not in canonical form, naming the line of the first error. */
@@ -11,6 +12,9 @@ function parseAnyYaml(text: string, file: string): unknown {
   if ('fault' in parsed) throw new CassetteError('cassette_yaml', { file, line: parsed.fault.line }, parsed.fault.detail);
   return parsed.value;
 }
+
+/** Interactions zod would accept unchanged are kept as read, not copied (most of what loading a cassette cost). */
+const acceptsInteraction = compileAcceptor(interactionSchema);
 
 /**
  * Validates a parsed cassette one interaction at a time, each replaced by its
@@ -24,6 +28,10 @@ function validate(raw: Record<string, unknown>): ReturnType<typeof cassetteSchem
   if (!head.success) return head;
   const interactions: Interaction[] = new Array(list.length);
   for (let i = 0; i < list.length; i++) {
+    if (acceptsInteraction(list[i])) {
+      interactions[i] = list[i] as Interaction;
+      continue;
+    }
     const one = interactionSchema.safeParse(list[i]);
     if (!one.success) {
       for (const issue of one.error.issues) issue.path.unshift('interactions', i);
