@@ -3,8 +3,8 @@ import type { z } from 'zod';
 import { describeIssue, formatFieldPath, lineOfPath, parseLocatedYaml } from '../fs/located-yaml.js';
 import { CassetteError } from './errors.js';
 import { readCanonicalYaml } from './read-canonical-yaml.js';
-import { compileAcceptor } from './schema-acceptor.js';
 import { CASSETTE_VERSION, type Cassette, cassetteSchema, type Interaction, interactionSchema } from './schema.js';
+import { compileAcceptor } from './schema-acceptor.js';
 
 /** Parses YAML text that is not in canonical form, naming the line of the first error. */
 function parseAnyYaml(text: string, file: string): unknown {

@@ -63,8 +63,15 @@ export interface Redactor {
     /** What `scrub` replaces now: a scrub is a function of the interaction and this list alone. */
     list(): ScrubList;
   };
-  /** A live request with its secrets replaced as a recording would have them (for replay matching). */
-  request(r: { path: string; headers: Record<string, string | string[] | undefined>; body: string }): {
+  /**
+   * A live request with its secrets replaced as a recording would have them
+   * (for replay matching). With `keep`, only those headers (lowercase names)
+   * come back; every header still lends its secrets to the path and body.
+   */
+  request(
+    r: { path: string; headers: Record<string, string | string[] | undefined>; body: string },
+    keep?: ReadonlySet<string>,
+  ): {
     path: string;
     headers: Record<string, string | string[] | undefined>;
     body: string;
@@ -441,15 +448,17 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
         },
       };
     },
-    request(r) {
+    request(r, keep) {
       const found = new Map<string, string>();
       collectHeaders(found, r.headers);
       collectQuery(found, r.path);
       collectText(found, r.body);
       const secrets = scrubList(found);
       const headers: Record<string, string | string[] | undefined> = {};
-      for (const [k, v] of Object.entries(r.headers))
+      for (const [k, v] of Object.entries(r.headers)) {
+        if (keep && !keep.has(k.toLowerCase())) continue;
         headers[k] = v === undefined ? v : Array.isArray(v) ? v.map((x) => scrubHeader(k, x, secrets)) : scrubHeader(k, v, secrets);
+      }
       return { path: scrubPath(r.path, secrets), headers, body: r.body === '' ? r.body : scrubText(r.body, secrets) };
     },
   };

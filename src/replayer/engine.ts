@@ -174,6 +174,8 @@ export class ReplayEngine {
   private readonly toPlaceholders: (s: string) => string;
   private readonly fromPlaceholders: (s: string) => string;
   private readonly redactor: Redactor;
+  /** The headers matching reads (a multipart body's content type, `matchHeaders`): only these are scrubbed on a live request. */
+  private readonly headersMatched: ReadonlySet<string>;
   readonly timing: TimingMode;
   readonly mode: 'strict' | 'lenient';
   readonly maxRequestBody: number | undefined;
@@ -193,6 +195,7 @@ export class ReplayEngine {
     this.toPlaceholders = placeholderMapper(folders).text;
     this.fromPlaceholders = folderRestorer(folders);
     this.redactor = makeRedactor(options.redact);
+    this.headersMatched = new Set(['content-type', ...(options.matchHeaders ?? []).map((h) => h.toLowerCase())]);
     for (const [index, { name, cassette }] of cassettes.entries()) {
       const clock = new CassetteClock(cassette);
       for (const interaction of cassette.interactions) {
@@ -334,7 +337,7 @@ export class ReplayEngine {
   /** The request with its secrets replaced as the recorder would have: recorded placeholders then match. */
   private redacted(req: ReplayRequest): ReplayRequest {
     const text = req.body.byteLength === 0 ? '' : utf8(req.body);
-    const clean = this.redactor.request({ path: req.path, headers: req.headers, body: text ?? '' });
+    const clean = this.redactor.request({ path: req.path, headers: req.headers, body: text ?? '' }, this.headersMatched);
     const body = text === undefined || clean.body === text ? req.body : Buffer.from(clean.body);
     return { method: req.method, path: clean.path, headers: clean.headers, body };
   }

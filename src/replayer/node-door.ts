@@ -90,27 +90,44 @@ async function writeLater(answer: HttpAnswer, res: ServerResponse): Promise<void
   // Closed by the client or the proxy when recorded: stays open until this client closes.
 }
 
-/** Serves one node:http request from the engine; undefined when its body was refused (413) unread. */
-export async function serveNodeRequest(
+/**
+ * Serves one node:http request from the engine. A bodiless request answered
+ * whole is served in this turn (no promise, as a plain server would); a
+ * promise comes back only when there is a body to read or an answer to wait for.
+ */
+export function serveNodeRequest(
   engine: ReplayEngine,
   req: IncomingMessage,
   res: ServerResponse,
   log?: (line: string) => void,
-): Promise<HttpAnswer | undefined> {
+): Promise<void> | undefined {
+  if (declaresNoBody(req)) return answerWith(engine, req, res, EMPTY, log);
+  return readAndServe(engine, req, res, log);
+}
+
+function answerWith(
+  engine: ReplayEngine,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  log: ((line: string) => void) | undefined,
+): Promise<void> | undefined {
+  const answer = engine.handle({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
+  log?.(answer.kind === 'unmatched' ? `${answer.error.message}` : describeAnswer(req.method ?? 'GET', req.url ?? '/', answer));
+  return writeAnswer(answer, res);
+}
+
+async function readAndServe(engine: ReplayEngine, req: IncomingMessage, res: ServerResponse, log?: (line: string) => void): Promise<void> {
   const limit = engine.maxRequestBody ?? MAX_REQUEST_BODY;
-  const body = declaresNoBody(req) ? EMPTY : await readUpTo(req, limit);
+  const body = await readUpTo(req, limit);
   if (body === undefined) {
     const message = `request body over ${limit} bytes: tapedeck replay does not read it (raise --max-request-body, or maxRequestBody, to replay larger uploads)`;
     log?.(`${req.method} ${req.url} → 413 ${message}`);
     res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
     res.end(JSON.stringify({ error: { code: 'tapedeck_body_too_large', message } }), () => req.socket.destroy());
-    return undefined;
+    return;
   }
-  const answer = engine.handle({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
-  log?.(answer.kind === 'unmatched' ? `${answer.error.message}` : describeAnswer(req.method ?? 'GET', req.url ?? '/', answer));
-  const writing = writeAnswer(answer, res);
-  if (writing) await writing;
-  return answer;
+  await answerWith(engine, req, res, body, log);
 }
 
 const handshakes = new WebSocketServer({ noServer: true });

@@ -22,7 +22,11 @@ export async function startReplayServer(cassettes: readonly NamedCassette[], opt
   const engine = new ReplayEngine(cassettes, options);
   const server = createServer((req, res) => {
     res.sendDate = false;
-    serveNodeRequest(engine, req, res, options.log).catch(() => res.destroy());
+    try {
+      serveNodeRequest(engine, req, res, options.log)?.catch(() => res.destroy());
+    } catch {
+      res.destroy();
+    }
   });
   const sockets = new Set<WebSocket>();
   server.on('upgrade', (req, socket, head) => serveNodeUpgrade(engine, req, socket, head, { log: options.log, open: sockets }));

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readCanonicalYaml } from '../../src/cassette/read-canonical-yaml.js';
-import { compileAcceptor } from '../../src/cassette/schema-acceptor.js';
 import { bodySchema, interactionSchema } from '../../src/cassette/schema.js';
+import { compileAcceptor } from '../../src/cassette/schema-acceptor.js';
 import { runsOf } from '../helpers/soak.js';
 import { interactionArb } from './arbitraries.js';
 
@@ -15,11 +15,7 @@ const RUNS = runsOf(1000, 10_000);
 function sameData(a: unknown, b: unknown): void {
   expect(a).toStrictEqual(b);
   const keysInOrder = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(keysInOrder)
-      : v && typeof v === 'object'
-        ? Object.entries(v).map(([k, x]) => [k, keysInOrder(x)])
-        : v;
+    Array.isArray(v) ? v.map(keysInOrder) : v && typeof v === 'object' ? Object.entries(v).map(([k, x]) => [k, keysInOrder(x)]) : v;
   expect(keysInOrder(a)).toStrictEqual(keysInOrder(b));
 }
 
@@ -32,30 +28,32 @@ function containers(value: unknown, out: (Record<string, unknown> | unknown[])[]
   return out;
 }
 
-const oddValue = fc.constantFrom<unknown>(
-  undefined,
-  null,
-  Number.NaN,
-  Number.POSITIVE_INFINITY,
-  -1,
-  0,
-  1.5,
-  99,
-  600,
-  '',
-  'x',
-  '!!!',
-  'server-closed',
-  '/p',
-  true,
-  [],
-  ['a', 1],
-  {},
-  { json: 1 },
-  { text: 'a', json: 1 },
-  { base64: 'aGk=' },
-  new Date(0),
-).map((v) => structuredClone(v));
+const oddValue = fc
+  .constantFrom<unknown>(
+    undefined,
+    null,
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    -1,
+    0,
+    1.5,
+    99,
+    600,
+    '',
+    'x',
+    '!!!',
+    'server-closed',
+    '/p',
+    true,
+    [],
+    ['a', 1],
+    {},
+    { json: 1 },
+    { text: 'a', json: 1 },
+    { base64: 'aGk=' },
+    new Date(0),
+  )
+  .map((v) => structuredClone(v));
 
 const mutation = fc.record({
   target: fc.nat(),
@@ -85,7 +83,8 @@ function mutate(value: unknown, m: Mutation): void {
   // A parser's arrays have elements only: an array grows by one.
   else if (m.kind === 'add' && Array.isArray(target)) target.push(m.value);
   else if (m.kind === 'add') target[m.name] = m.value;
-  else if (m.kind === 'proto') Object.defineProperty(target, '__proto__', { value: m.value, enumerable: true, writable: true, configurable: true });
+  else if (m.kind === 'proto')
+    Object.defineProperty(target, '__proto__', { value: m.value, enumerable: true, writable: true, configurable: true });
   else {
     // The same fields in another order.
     const entries = Object.entries(target).reverse();
