@@ -119,6 +119,14 @@ export async function benchReplay({ count = 1000, events = 100_000 } = {}) {
     () => viaUndici(replayServer.url, count, keepAlive),
     { rounds: 4, runs: 5 },
   );
+  // The noise floor: a second plain server against the first, measured the same way.
+  const twin = await startServer();
+  const floorRange = await ratioRange(
+    () => viaUndici(plain.url, count, keepAlive),
+    () => viaUndici(twin.url, count, keepAlive),
+    { rounds: 4, runs: 5 },
+  );
+  twin.server.close();
   await keepAlive.close();
   await replayServer.close();
   plain.server.close();
@@ -138,11 +146,12 @@ export async function benchReplay({ count = 1000, events = 100_000 } = {}) {
   console.log(`  nock (global fetch)                 ${fmt(nocked)}  tapedeck MSW door/nock ${fmt(mswDoor / nocked)}x`);
   console.log(`  undici door vs hand-written MSW     ${fmt(undiciDoor / handWritten)}x`);
   console.log(`  bench replay server / plain Node server ${fmtRange(serverRange)} over 4 interleaved rounds (target <= 1.1)`);
+  console.log(`  plain Node server / an identical one     ${fmtRange(floorRange)}: the measurement's own spread`);
   console.log(`SSE replay, instant timing: ${events} events in ${fmt(sse.ms)} ms = ${fmt(sse.perSecond, 0)} events/s (target >= 50000)`);
   console.log(
     `SSE replay, instant timing, a 2000-event stream through the MSW door (fetch): ${fmt(mswSse.min, 0)}-${fmt(mswSse.max, 0)} events/s over 4 rounds (target >= 460000, the other doors' figure)`,
   );
-  return { handWritten, mswDoor, undiciDoor, snapshot, mock, nocked, sse, mswRange, undiciRange, serverRange, mswSse };
+  return { handWritten, mswDoor, undiciDoor, snapshot, mock, nocked, sse, mswRange, undiciRange, serverRange, floorRange, mswSse };
 }
 
 function streamCassette(events) {
