@@ -42,9 +42,6 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** A value that needs JSON.parse; parsed later with every other one in a single call. */
-const DEFER = Symbol('defer');
-
 function parseScalar(v: string): unknown {
   const c = v.charCodeAt(0);
   if (c === 34 /* " */) {
@@ -52,7 +49,7 @@ function parseScalar(v: string): unknown {
       const inner = v.slice(1, -1);
       return inner.includes('"') ? NOT_CANONICAL : own(inner);
     }
-    return DEFER;
+    return parseJson(v);
   }
   if (c === 39 /* ' */) {
     if (v.length < 2 || v.charCodeAt(v.length - 1) !== 39) return NOT_CANONICAL;
@@ -61,7 +58,7 @@ function parseScalar(v: string): unknown {
     if (inner.replaceAll("''", '').includes("'")) return NOT_CANONICAL;
     return inner.replaceAll("''", "'");
   }
-  if (c === 123 /* { */ || c === 91 /* [ */) return DEFER;
+  if (c === 123 /* { */ || c === 91 /* [ */) return parseJson(v);
   if (v === 'true') return true;
   if (v === 'false') return false;
   if (v === 'null') return null;
@@ -145,7 +142,7 @@ function closerFor(col: number, open: string): string {
 /** Where the line pass resumes after `readValue` (saves allocating a tuple per value). */
 let resumeAt = 0;
 
-function readValue(text: string, valueStart: number, lineEnd: number, baseCol: number, json: JsonBatch): unknown {
+function readValue(text: string, valueStart: number, lineEnd: number, baseCol: number): unknown {
   resumeAt = lineEnd + 1;
   const c = text.charCodeAt(valueStart);
   // The common case, a double-quoted string with no escapes, costs one slice.
@@ -154,68 +151,20 @@ function readValue(text: string, valueStart: number, lineEnd: number, baseCol: n
     if (!inner.includes('\\') && !inner.includes('"')) return own(inner);
   }
   const single = lineEnd - valueStart === 1 && (c === 123 || c === 91);
-  if (!single) {
-    const raw = text.slice(valueStart, lineEnd);
-    const value = raw.length === 0 ? NOT_CANONICAL : parseScalar(raw);
-    if (value === DEFER) {
-      json.texts.push(raw);
-      json.size += raw.length;
-    }
-    return value;
-  }
+  if (!single) return lineEnd === valueStart ? NOT_CANONICAL : parseScalar(text.slice(valueStart, lineEnd));
   const closer = closerFor(baseCol + 2, c === 123 ? '{' : '[');
   let end = text.indexOf(closer, lineEnd);
   while (end !== -1) {
     const after = end + closer.length;
     if (after === text.length || text.charCodeAt(after) === 10) {
-      json.texts.push(text.slice(valueStart, after));
-      json.size += after - valueStart;
       resumeAt = after + 1;
-      return DEFER;
+      // Parsed on its own: a text that is not exactly one JSON value (a `},{` inside, an unclosed bracket) fails here, never merges with its neighbour.
+      return parseJson(text.slice(valueStart, after));
     }
     end = text.indexOf(closer, end + 1);
   }
   return NOT_CANONICAL;
 }
-
-/**
- * JSON values collected during the line pass, with where each one goes.
- * One JSON.parse over all of them costs half what a call per value does.
- */
-interface JsonBatch {
-  texts: string[];
-  /** Characters in `texts`: a batch is parsed once it passes `BATCH_CHARS`. */
-  size: number;
-  targets: Container[];
-  keys: (string | number)[];
-}
-
-/**
- * Parses the batch as one JSON array. Each text must be exactly one JSON
- * value: the element count proves none smuggled in a `,` or bracket.
- */
-function resolveBatch(json: JsonBatch): boolean {
-  if (json.texts.length === 0) return true;
-  const values = parseJson(`[${json.texts.join(',')}]`);
-  if (!Array.isArray(values) || values.length !== json.texts.length) return false;
-  for (let i = 0; i < values.length; i++) {
-    const target = json.targets[i] as Record<string, unknown>;
-    const key = json.keys[i] as string | number;
-    if (typeof key === 'number') (target as unknown as unknown[])[key] = values[i];
-    else setOwn(target, key, values[i]);
-  }
-  json.texts = [];
-  json.targets = [];
-  json.keys = [];
-  json.size = 0;
-  return true;
-}
-
-/**
- * A batch this long is parsed before the pass goes on: nearly all of one
- * call's gain, without a copy of every JSON value of a big cassette held at once.
- */
-const BATCH_CHARS = 1 << 20;
 
 /** True when `text[at]` starts a sequence entry: a `-` followed by a space or the line end. */
 function isDashAt(text: string, at: number, lineEnd: number): boolean {
@@ -229,7 +178,6 @@ export function readCanonicalYaml(text: string): Record<string, unknown> | undef
   const len = text.length;
   let pos = 0;
   let sawContent = false;
-  const json: JsonBatch = { texts: [], size: 0, targets: [], keys: [] };
 
   while (pos < len) {
     let nl = text.indexOf('\n', pos);
@@ -278,14 +226,9 @@ export function readCanonicalYaml(text: string): Record<string, unknown> | undef
       const rest = text.slice(keyStart, nl);
       const ke = c0 === 123 || c0 === 91 || c0 === 39 ? -1 : keyEnd(rest);
       if (ke === -1 || (ke + 1 < rest.length && rest.charCodeAt(ke + 1) !== 32)) {
-        const value = readValue(text, keyStart, nl, col, json);
+        const value = readValue(text, keyStart, nl, col);
         if (value === NOT_CANONICAL) return undefined;
-        if (value === DEFER) {
-          json.targets.push(top.value);
-          json.keys.push(top.value.length);
-        }
         top.value.push(value);
-        if (json.size > BATCH_CHARS && !resolveBatch(json)) return undefined;
         pos = resumeAt;
         continue;
       }
@@ -316,20 +259,15 @@ export function readCanonicalYaml(text: string): Record<string, unknown> | undef
       continue;
     }
     if (text.charCodeAt(keyStart + ke + 1) !== 32) return undefined;
-    const value = readValue(text, keyStart + ke + 2, nl, keyCol, json);
+    const value = readValue(text, keyStart + ke + 2, nl, keyCol);
     if (value === NOT_CANONICAL) return undefined;
-    if (value === DEFER) {
-      json.targets.push(map);
-      json.keys.push(key);
-    }
     setOwn(map, key, value);
-    if (json.size > BATCH_CHARS && !resolveBatch(json)) return undefined;
     pos = resumeAt;
   }
 
   for (const frame of stack) {
     if (frame.pendingKey !== undefined) setOwn(frame.value as Record<string, unknown>, frame.pendingKey, null);
   }
-  if (!sawContent || !resolveBatch(json)) return undefined;
+  if (!sawContent) return undefined;
   return root;
 }

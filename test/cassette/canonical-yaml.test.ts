@@ -73,6 +73,20 @@ describe('canonical YAML', () => {
     for (const text of declined) expect(readCanonicalYaml(text), text).toBeUndefined();
   });
 
+  it('never merges a flow value that is not exactly one JSON value with its neighbours', () => {
+    // Each pair would parse as the right number of values if the reader joined them: js-yaml refuses every one.
+    const smuggled = [
+      'a: [1\nb: "s"]\nc: {"k":1},{"m":2}\n',
+      'a:\n  b: {\n      "a": 1\n    },{\n      "b": 2\n    }\n',
+      'a: {"c":[3\nb: {"x":1},{"y":2}\nc: {"z":1}]}\n',
+      'a: "x\\u0041", "y"\nb: 1\n',
+    ];
+    for (const text of smuggled) {
+      expect(() => load(text), text).toThrow();
+      expect(readCanonicalYaml(text), text).toBeUndefined();
+    }
+  });
+
   it('reads the plain scalars YAML libraries write where the core schema leaves no doubt', () => {
     const text = 'a: plain words\nb: /v1/items?order=asc\nc: 2026-01-01T00:00:00.000Z\nd: 0000000b\ne: omnigent://internal\nf: 12:30\n';
     const read = readCanonicalYaml(text);
