@@ -12,12 +12,17 @@ export interface Selector {
   matches(e: CheckedEvent): boolean;
 }
 
+// A rule reads the same few paths on every event: split each once, not once per event.
+const pathParts = new Map<string, readonly string[]>();
+
 /** The value at a dot path (`item.id`, `choices.0.finish_reason`) of an event's data. */
 export function valueAt(data: unknown, path: string): unknown {
+  let parts = pathParts.get(path);
+  if (parts === undefined) pathParts.set(path, (parts = path.split('.')));
   let cur = data;
-  for (const part of path.split('.')) {
+  for (let i = 0; i < parts.length; i++) {
     if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[part];
+    cur = (cur as Record<string, unknown>)[parts[i] as string];
   }
   return cur;
 }
