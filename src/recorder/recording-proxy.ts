@@ -225,6 +225,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     const decoded = new BodyBuffer();
     const outcome: Outcome = {};
     let resets: ResetWatch | undefined;
+    let wroteBody = false;
     const onContent = (content: Buffer, at: number, after: number) => {
       if (parser) for (const frame of parser.push(content)) timeline.event(interaction, toItem(frame, at, after));
       else decoded.push(content);
@@ -249,7 +250,11 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
           // The head goes out with the first chunk of the body, in one write, when that chunk comes in the same
           // read as the head (a small JSON answer); otherwise right after it, so a client never waits for it.
           if (isSse) res.flushHeaders();
-          else setImmediate(() => res.headersSent || res.destroyed || res.flushHeaders());
+          else
+            setImmediate(() => {
+              // `headersSent` is true from `writeHead` on, written or not: only a chunk tells that the head left.
+              if (!wroteBody && !res.destroyed) res.flushHeaders();
+            });
           // The client gets the bytes as sent; the recording gets the content, decoded on the side.
           const encoding = contentEncodingOf(headerValue(headers, 'content-encoding'));
           if (encoding) decoder = new ContentDecoder(encoding, (content, stamp) => onContent(content, stamp.at, stamp.after));
@@ -265,6 +270,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
           return (chunk) => {
             const at = timeline.now();
             const after = timeline.lastSeq;
+            wroteBody = true;
             const flushed = res.destroyed || res.write(chunk);
             if (decoder) {
               decoder.push(chunk, { at, after });
