@@ -155,24 +155,29 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     for (const f of findingsOf(text)) collect(found, f.kind, f.value);
   }
 
-  function collectHeaders(found: Map<string, string>, headers: Record<string, string | string[] | undefined>): void {
-    for (const [name, raw] of Object.entries(headers)) {
-      if (raw === undefined) continue;
-      const lower = name.toLowerCase();
-      for (const v of Array.isArray(raw) ? raw : [raw]) {
-        if (!secretHeader(name)) {
-          if (lower === 'sec-websocket-protocol') for (const p of protocolSecrets(v)) collect(found, 'sec-websocket-protocol', p);
-          collectFindings(found, v);
-          continue;
-        }
-        collect(found, lower, v);
-        if (lower === 'cookie' || lower === 'set-cookie') {
-          for (const part of v.split(';')) {
-            const eq = part.indexOf('=');
-            if (eq > 0) collect(found, lower, part.slice(eq + 1).trim());
-          }
-        }
+  function collectHeader(found: Map<string, string>, name: string, v: string): void {
+    if (!secretHeader(name)) {
+      if (name.toLowerCase() === 'sec-websocket-protocol') for (const p of protocolSecrets(v)) collect(found, 'sec-websocket-protocol', p);
+      collectFindings(found, v);
+      return;
+    }
+    const lower = name.toLowerCase();
+    collect(found, lower, v);
+    if (lower === 'cookie' || lower === 'set-cookie') {
+      for (const part of v.split(';')) {
+        const eq = part.indexOf('=');
+        if (eq > 0) collect(found, lower, part.slice(eq + 1).trim());
       }
+    }
+  }
+
+  // Walked on every live request a replay matches: no entry pairs, no one-value lists (own names only, as `Object.entries`).
+  function collectHeaders(found: Map<string, string>, headers: Record<string, string | string[] | undefined>): void {
+    for (const name of Object.keys(headers)) {
+      const raw = headers[name];
+      if (raw === undefined) continue;
+      if (typeof raw === 'string') collectHeader(found, name, raw);
+      else for (const v of raw) collectHeader(found, name, v);
     }
   }
 
@@ -453,10 +458,11 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       collectHeaders(found, r.headers);
       collectQuery(found, r.path);
       collectText(found, r.body);
-      const secrets = scrubList(found);
+      const secrets = found.size === 0 ? NO_SECRETS : scrubList(found);
       const headers: Record<string, string | string[] | undefined> = {};
-      for (const [k, v] of Object.entries(r.headers)) {
+      for (const k of Object.keys(r.headers)) {
         if (keep && !keep.has(k.toLowerCase())) continue;
+        const v = r.headers[k];
         headers[k] = v === undefined ? v : Array.isArray(v) ? v.map((x) => scrubHeader(k, x, secrets)) : scrubHeader(k, v, secrets);
       }
       return { path: scrubPath(r.path, secrets), headers, body: r.body === '' ? r.body : scrubText(r.body, secrets) };
@@ -465,6 +471,8 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
 }
 
 const stableJson = (v: unknown) => JSON.stringify(v);
+// Shared by every request that carries no secret: never added to (scrub lists are built new).
+const NO_SECRETS: [string, string][] = [];
 
 /** A value with the length and mix of a credential rather than a word (`Xq7…`, not `bearer`). */
 function looksRandom(value: string): boolean {

@@ -20,6 +20,7 @@ import {
   type SseStream,
   writeCassetteStream,
 } from '../cassette/index.js';
+import { declaresNoBody } from '../net/declares-no-body.js';
 import { listen } from '../net/listen.js';
 import { type SseFrame, SseParser } from '../sse/index.js';
 import { TAPEDECK_VERSION } from '../version.js';
@@ -123,12 +124,6 @@ function errorText(err: unknown): string {
 
 /** The whole request body; a client that leaves mid-upload rejects with what had arrived as `partial`. */
 const NO_BODY = Buffer.alloc(0);
-
-/** A request with neither a length nor a transfer coding has no body (RFC 9112 6.3); nor has one of length 0. */
-function declaresNoBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
-}
 
 async function readAll(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -134,24 +134,42 @@ export function shapeOf(req: ReplayRequest, options: MatchOptions, rewrite: (s: 
 
 function shapeWith(req: Omit<ReplayRequest, 'body'>, parsedBody: unknown, options: MatchOptions): RequestShape {
   // Paths are never rewritten (decision 0006): they are the server's names, not the machine's.
+  const method = req.method.toUpperCase();
+  // Most requests a replay serves have a plain path and no query: nothing to parse, sort or filter.
+  if (!options.normalizeQuery && !req.path.includes('?') && isPlainPath(req.path)) {
+    return {
+      method,
+      pathname: req.path,
+      query: [],
+      body: bodyAfterOptions(parsedBody, method, req.path, options),
+      headers: matchedHeaders(req, options),
+    };
+  }
   const { pathname, query: parsedQuery } = splitPath(req.path);
   const query = options.normalizeQuery ? options.normalizeQuery(new URLSearchParams(parsedQuery)) : parsedQuery;
   const ignoredQuery = new Set(options.ignoreQuery ?? []);
-  const method = req.method.toUpperCase();
-  let body = parsedBody;
-  if (options.normalizeBody) body = options.normalizeBody(body, { method, pathname });
-  for (const p of options.ignoreBodyPaths ?? []) body = dropPath(body, p.split('.'));
-  const headers = (options.matchHeaders ?? []).map((name): [string, string] => {
-    const v = req.headers[name.toLowerCase()];
-    return [name.toLowerCase(), Array.isArray(v) ? v.join(', ') : (v ?? '')];
-  });
   return {
     method,
     pathname,
     query: [...query.entries()].filter(([k]) => !ignoredQuery.has(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-    body,
-    headers,
+    body: bodyAfterOptions(parsedBody, method, pathname, options),
+    headers: matchedHeaders(req, options),
   };
+}
+
+function bodyAfterOptions(parsedBody: unknown, method: string, pathname: string, options: MatchOptions): unknown {
+  let body = parsedBody;
+  if (options.normalizeBody) body = options.normalizeBody(body, { method, pathname });
+  for (const p of options.ignoreBodyPaths ?? []) body = dropPath(body, p.split('.'));
+  return body;
+}
+
+function matchedHeaders(req: Omit<ReplayRequest, 'body'>, options: MatchOptions): [string, string][] {
+  if (!options.matchHeaders) return [];
+  return options.matchHeaders.map((name): [string, string] => {
+    const v = req.headers[name.toLowerCase()];
+    return [name.toLowerCase(), Array.isArray(v) ? v.join(', ') : (v ?? '')];
+  });
 }
 
 /**

@@ -2,14 +2,11 @@ import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { sendableCloseCode, wireBytes } from '../cassette/index.js';
+import { declaresNoBody } from '../net/declares-no-body.js';
 import type { HttpAnswer, ReplayEngine } from './engine.js';
 
 /** The largest request body the replay server reads (a recorded body over it could not be matched anyway). */
 export const MAX_REQUEST_BODY = 64 * 1024 * 1024;
-
-/** No length and no chunked coding: HTTP/1.1 says no body (most GETs), and node ends the stream on its own. */
-const declaresNoBody = (req: IncomingMessage) =>
-  req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined;
 
 /** The request body, or undefined once it passes `limit` (reading stops there; nothing more is held). */
 async function readUpTo(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
@@ -52,8 +49,14 @@ function writeWhole(answer: Exclude<HttpAnswer, { kind: 'stream' }>, res: Server
   const head = answer.kind === 'response' ? answer.headers.flat() : ['content-type', 'application/json'];
   head.push('content-length', String(answer.body.byteLength));
   res.writeHead(answer.status, head);
-  res.end(answer.body);
+  // A small body as a latin1 string (byte for byte the same) goes out joined to the head in one buffer; a Buffer
+  // beside the head string costs node a scatter write, about 2% of a loopback round trip.
+  const body = answer.body;
+  if (body.byteLength <= SMALL_BODY) res.end(body.toString('latin1'), 'latin1');
+  else res.end(body);
 }
+
+const SMALL_BODY = 16 * 1024;
 
 async function writeLater(answer: HttpAnswer, res: ServerResponse): Promise<void> {
   if (answer.kind !== 'stream') {
