@@ -122,9 +122,9 @@ function errorText(err: unknown): string {
   return e.cause?.message ? `${e.message}: ${e.cause.message}` : e.message;
 }
 
-/** The whole request body; a client that leaves mid-upload rejects with what had arrived as `partial`. */
 const NO_BODY = Buffer.alloc(0);
 
+/** The whole request body; a client that leaves mid-upload rejects with what had arrived as `partial`. */
 async function readAll(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   try {
