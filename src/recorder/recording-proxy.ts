@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Duplex } from 'node:stream';
 import { Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Agent, errors as undiciErrors, stream as undiciStream } from 'undici';
+import { Agent, errors as undiciErrors } from 'undici';
 import {
   type Body,
   CASSETTE_VERSION,
@@ -218,13 +218,13 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       else decoded.push(content);
     };
     try {
-      await undiciStream(
-        target.resolve(interaction.request.path),
+      // The dispatcher's own stream(): the path goes upstream as the client wrote it, where a URL would resolve `/a/../b`.
+      await agent.stream(
         {
+          ...target.upstream(interaction.request.path),
           method: interaction.request.method as 'GET',
           headers: interaction.request.headers,
           body: bodyBytes.byteLength > 0 ? bodyBytes : null,
-          dispatcher: agent,
           signal,
         },
         ({ statusCode, headers: rawHeaders }) => {

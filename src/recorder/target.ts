@@ -5,6 +5,8 @@ export interface TargetUrl {
   readonly display: string;
   /** The upstream URL for a request path (path + query). */
   resolve(path: string): string;
+  /** Where a request path goes upstream, as a dispatcher takes it: the origin, and the path behind the target's prefix. */
+  upstream(path: string): { origin: string; path: string };
 }
 
 /** Validates a target base URL; credentials in it are refused rather than recorded. */
@@ -26,5 +28,11 @@ export function publicTarget(raw: string): TargetUrl {
   return {
     display: `${origin}${prefix}`,
     resolve: (path) => `${origin}${prefix}${path}`,
+    // A path is forwarded as the client wrote it; only an odd one (absolute-form, `*`) is read as a URL, which may refuse it.
+    upstream: (path) => {
+      if (path.startsWith('/')) return { origin, path: `${prefix}${path}` };
+      const url = new URL(`${origin}${prefix}${path}`);
+      return { origin: url.origin, path: `${url.pathname}${url.search}` };
+    },
   };
 }

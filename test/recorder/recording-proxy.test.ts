@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import type { ServerResponse } from 'node:http';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCassette, serializeCassette } from '../../src/cassette/index.js';
 import { type RecordingProxy, startRecordingProxy } from '../../src/recorder/index.js';
@@ -206,6 +208,21 @@ describe('recording proxy', () => {
     expect(await res.text()).toBe('{"n":1}\n{"n":2}\n');
     const [poll] = parseCassette(serializeCassette(await proxy.close())).interactions;
     expect(poll?.response?.body).toEqual({ text: '{"n":1}\n{"n":2}\n' });
+  });
+
+  it('forwards and records a path exactly as curl sent it: dot segments, an escape, braces in the query', async () => {
+    const seen: string[] = [];
+    const { proxy } = await setup((req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+    });
+    const path = '/a/./b/../c%7e?q={x}&r=%2F';
+    // curl in its own process, awaited: the proxy answers it from this one.
+    const { stdout } = await promisify(execFile)('curl', ['-sS', '--path-as-is', '--globoff', `${proxy.url}${path}`], { encoding: 'utf8' });
+    expect(stdout).toBe('ok');
+    expect(seen).toEqual([path]);
+    expect((await proxy.close()).interactions[0]?.request.path).toBe(path);
   });
 
   it('records a stream the client abandons as closed by the client', async () => {
