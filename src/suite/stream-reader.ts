@@ -26,6 +26,11 @@ export class StreamReader {
 
   private constructor(private readonly controller: AbortController) {}
 
+  /** Whether the stream has ended (closed by either side). */
+  get ended(): boolean {
+    return this.log.isEnded;
+  }
+
   /** Every event so far, in arrival order. */
   get events(): StreamEvent[] {
     return this.log.items;

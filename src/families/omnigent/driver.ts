@@ -18,6 +18,8 @@ export interface DriverTimings {
   settleMs: number;
   /** How long a deny turn keeps reading for a late `response.policy_denied`. */
   denyObserveMs: number;
+  /** How long a turn may show no progress after an approval before the approval is sent again. */
+  approvalRetryMs: number;
   /** How long to wait after `response.in_progress` before interrupting. */
   interruptHoldMs: number;
   pollMs: number;
@@ -30,6 +32,7 @@ export const LIVE_TIMINGS: DriverTimings = {
   turnMs: 60_000,
   settleMs: 500,
   denyObserveMs: 15_000,
+  approvalRetryMs: 5000,
   interruptHoldMs: 2000,
   pollMs: 300,
   teardownMs: 5000,

@@ -1,4 +1,5 @@
 import type { Verdict } from '../../manifest/verdict.js';
+import type { StreamReader } from '../../suite/stream-reader.js';
 import type { SessionDriver } from './driver.js';
 import type { HarnessProfile } from './harnesses.js';
 import type { TurnResult } from './turn-result.js';
@@ -60,13 +61,31 @@ function toolSkip(h: HarnessProfile, needsHook: boolean, driver?: SessionDriver)
 
 const skipped = (note: string): Observation => ({ observed: 'SKIPPED', note });
 
+/** Events that do not show a turn moving on after an approval: the route's echo of it, keep-alives. */
+const NO_PROGRESS = new Set(['response.elicitation_resolved', 'session.heartbeat']);
+const APPROVAL_ATTEMPTS = 4;
+
+/**
+ * Approves, and approves again while the turn shows no progress. The real full
+ * server (0.19.1) publishes the elicitation before its runner parks on it, and
+ * the runner drops a verdict that comes in between (`pending_approvals.resolve`).
+ */
+async function approveUntilTaken(driver: SessionDriver, reader: StreamReader, elicitationId: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const from = reader.events.length;
+    await driver.approve(elicitationId);
+    const moved = await reader.waitFor((e) => !NO_PROGRESS.has(e.type), driver.timings.approvalRetryMs, from);
+    if (moved || reader.ended || attempt === APPROVAL_ATTEMPTS) return;
+  }
+}
+
 async function policyTurn(driver: SessionDriver, action: 'deny' | 'allow' | 'ask'): Promise<TurnResult> {
   const policyId = await driver.attachToolPolicy(action);
   try {
     return await driver.runTurn(toolPrompt(driver.harness, action), {
-      onEvent: async (e) => {
+      onEvent: async (e, reader) => {
         if (action === 'ask' && e.type === 'response.elicitation_request' && typeof e.data.elicitation_id === 'string') {
-          await driver.approve(e.data.elicitation_id);
+          await approveUntilTaken(driver, reader, e.data.elicitation_id);
         }
       },
       // I19 and I26: a late policy_denied, or an idle flap before the elicitation, must not end observation early.

@@ -23,6 +23,7 @@ export const SIMULATOR_TIMINGS: DriverTimings = {
   turnMs: 30_000,
   settleMs: 40,
   denyObserveMs: 1000,
+  approvalRetryMs: 2000,
   interruptHoldMs: 150,
   pollMs: 20,
   teardownMs: 5000,
@@ -34,6 +35,8 @@ export const REPLAY_TIMINGS: DriverTimings = {
   settleMs: 1,
   // A late policy_denied is released with the events of its cause: a replay has nothing to wait for (fuzzing reads 100 ms too).
   denyObserveMs: 100,
+  // An approval's effects are released with it; a replayed retry follows the recorded one's quiet.
+  approvalRetryMs: 1000,
   interruptHoldMs: 1,
   pollMs: 5,
   // A replayed `[DONE]` is due the moment the DELETE is answered; a real recording has none to wait for.

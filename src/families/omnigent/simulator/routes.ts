@@ -20,6 +20,8 @@ export interface SimulatorContext {
   turns: Set<Promise<void>>;
   /** Server changes to emulate (drift tests); none by default. */
   mutator: StreamMutator;
+  /** How long a turn takes to park on an elicitation it published (see `OmnigentSimulatorOptions`). */
+  parkAfterAskMs: number;
 }
 
 const HEX32 = /^[0-9a-f]{32}$/;
@@ -93,6 +95,7 @@ async function postEvent(ctx: SimulatorContext, session: Session, req: IncomingM
       ids: ctx.ids,
       stepMs: ctx.stepMs,
       policyHookDisabled: ctx.policyHookDisabled.has(session.harness.id),
+      parkAfterAskMs: ctx.parkAfterAskMs,
     });
     ctx.turns.add(turn);
     turn.finally(() => ctx.turns.delete(turn));
@@ -113,8 +116,11 @@ async function postEvent(ctx: SimulatorContext, session: Session, req: IncomingM
     const action = str(data, 'action');
     if (!elicitationId || !action) throw appError('invalid_input', 'approval needs data.elicitation_id and data.action');
     const resolve = session.turn?.elicitations.get(elicitationId);
-    if (!resolve) throw appError('not_found', `Elicitation ${elicitationId} not found`);
-    resolve(action);
+    if (resolve) resolve(action);
+    else if (session.pendingElicitations.some((e) => e.elicitation_id === elicitationId)) {
+      // Published, not yet parked on: the route echoes the verdict, and nothing takes it.
+      session.stream.publish('response.elicitation_resolved', { elicitation_id: elicitationId, action, reason: null });
+    } else throw appError('not_found', `Elicitation ${elicitationId} not found`);
     sendJson(res, 202, { queued: false });
     return;
   }

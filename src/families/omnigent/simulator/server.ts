@@ -18,6 +18,11 @@ export interface OmnigentSimulatorOptions {
   policyHookDisabled?: Record<string, string>;
   /** Server changes to emulate, as `--mutate` specs (see `parseMutation`). */
   mutate?: readonly string[];
+  /**
+   * Milliseconds between publishing an elicitation and parking on it (default 0: parked first). An approval in
+   * between is acknowledged and echoed but lost, as the real full server (0.19.1) loses one its runner has not parked on.
+   */
+  parkAfterAskMs?: number;
 }
 
 export interface OmnigentSimulator {
@@ -43,6 +48,7 @@ export async function startOmnigentSimulator(options: OmnigentSimulatorOptions =
     sessions: new Map(),
     turns: new Set(),
     mutator: new StreamMutator((options.mutate ?? []).map(parseMutation)),
+    parkAfterAskMs: options.parkAfterAskMs ?? 0,
   };
   const server = createServer((req, res) => {
     // No Date header: recordings of the same seed stay byte-identical but for timing.

@@ -9,6 +9,8 @@ export interface TurnOptions {
   stepMs: number;
   /** The vendor hook cannot enforce policies (fail-open), as a terminal ensure may report. */
   policyHookDisabled: boolean;
+  /** Milliseconds from publishing an elicitation to parking on it; 0 parks first. */
+  parkAfterAskMs: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -241,11 +243,19 @@ async function askUser(
   };
   session.pendingElicitations.push(request);
   let answer = 'cancel';
-  turn.elicitations.set(elicitationId, (action) => {
-    answer = action;
-    turn.wake();
-  });
-  publish('response.elicitation_request', request);
+  const park = () =>
+    turn.elicitations.set(elicitationId, (action) => {
+      answer = action;
+      turn.wake();
+    });
+  if (h.parkAfterAskMs > 0) {
+    publish('response.elicitation_request', request);
+    await sleep(h.parkAfterAskMs);
+    park();
+  } else {
+    park();
+    publish('response.elicitation_request', request);
+  }
   await h.pause(60_000);
   session.pendingElicitations = session.pendingElicitations.filter((e) => e !== request);
   for (let i = 0; i < 2; i++) publish('response.elicitation_resolved', { elicitation_id: elicitationId, action: answer, reason: null });
