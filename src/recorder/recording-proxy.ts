@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, errors as undiciErrors } from 'undici';
 import {
@@ -21,11 +20,13 @@ import {
   type SseStream,
   writeCassetteStream,
 } from '../cassette/index.js';
+import { declaresNoBody } from '../net/declares-no-body.js';
 import { listen } from '../net/listen.js';
 import { type SseFrame, SseParser } from '../sse/index.js';
 import { TAPEDECK_VERSION } from '../version.js';
 import { BodyBuffer, storedBody } from './body-buffer.js';
 import { ContentDecoder } from './content-decoder.js';
+import { type Forwarding, forward } from './forward.js';
 import { endToEndHeaders, headerValue } from './headers.js';
 import { JournalWriter } from './journal.js';
 import { SaveAhead } from './save-ahead.js';
@@ -85,6 +86,16 @@ export interface RecordingProxy {
 
 type StopReason = 'client' | 'proxy';
 
+/** Why an exchange stopped early, once it has, and its request upstream, once it left. */
+interface Exchange {
+  stopReason: StopReason | undefined;
+  upstream: Forwarding | undefined;
+}
+
+function stoppedBy(reason: StopReason): Error {
+  return new Error(reason === 'client' ? 'the client went away' : 'the proxy is stopping');
+}
+
 /** Two redaction configurations that redact alike (the same object, or the same settings). */
 const sameConfig = (a: RedactionConfig | undefined, b: RedactionConfig | undefined) =>
   a === b || JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -110,6 +121,8 @@ function errorText(err: unknown): string {
   const e = err as Error & { cause?: Error };
   return e.cause?.message ? `${e.message}: ${e.cause.message}` : e.message;
 }
+
+const NO_BODY = Buffer.alloc(0);
 
 /** The whole request body; a client that leaves mid-upload rejects with what had arrived as `partial`. */
 async function readAll(req: IncomingMessage): Promise<Buffer> {
@@ -162,16 +175,15 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       path: req.url ?? '/',
       headers: endToEndHeaders(req.headersDistinct),
     });
-    const controller = new AbortController();
-    let stopReason: StopReason | undefined;
+    const exchange: Exchange = { stopReason: undefined, upstream: undefined };
     const stop = (reason: StopReason) => {
-      stopReason ??= reason;
-      controller.abort();
+      exchange.stopReason ??= reason;
+      exchange.upstream?.abort(stoppedBy(reason));
     };
     res.on('close', () => {
       if (!res.writableFinished) stop('client');
     });
-    const self = handleExchange(interaction, req, res, controller.signal, () => stopReason);
+    const self = handleExchange(interaction, req, res, exchange);
     active.set(self, stop);
     try {
       await self;
@@ -180,16 +192,11 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     }
   }
 
-  async function handleExchange(
-    interaction: Interaction,
-    req: IncomingMessage,
-    res: ServerResponse,
-    signal: AbortSignal,
-    stopReason: () => StopReason | undefined,
-  ): Promise<void> {
+  async function handleExchange(interaction: Interaction, req: IncomingMessage, res: ServerResponse, exchange: Exchange): Promise<void> {
     let bodyBytes: Buffer;
     try {
-      bodyBytes = await readAll(req);
+      // No await for a request that declares no body: most of what a proxy forwards is GETs.
+      bodyBytes = declaresNoBody(req) ? NO_BODY : await readAll(req);
     } catch (err) {
       // The client left during its upload: what arrived is kept, and nothing went upstream.
       const partial = (err as { partial?: Buffer }).partial ?? Buffer.alloc(0);
@@ -213,21 +220,21 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     const decoded = new BodyBuffer();
     const outcome: Outcome = {};
     let resets: ResetWatch | undefined;
+    let wroteBody = false;
     const onContent = (content: Buffer, at: number, after: number) => {
       if (parser) for (const frame of parser.push(content)) timeline.event(interaction, toItem(frame, at, after));
       else decoded.push(content);
     };
     try {
-      // The dispatcher's own stream(): the path goes upstream as the client wrote it, where a URL would resolve `/a/../b`.
-      await agent.stream(
+      const upstream = forward(
+        agent,
         {
           ...target.upstream(interaction.request.path),
-          method: interaction.request.method as 'GET',
+          method: interaction.request.method,
           headers: interaction.request.headers,
           body: bodyBytes.byteLength > 0 ? bodyBytes : null,
-          signal,
         },
-        ({ statusCode, headers: rawHeaders }) => {
+        (statusCode, rawHeaders, resume) => {
           // A body that ends with the connection hides a reset as a clean end: watch its socket (kept-alive ones never end this way).
           const closeDelimited =
             rawHeaders['content-length'] === undefined && !/chunked/i.test(String(rawHeaders['transfer-encoding'] ?? ''));
@@ -235,7 +242,14 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
           const headers = endToEndHeaders(rawHeaders);
           const isSse = (headerValue(headers, 'content-type') ?? '').toLowerCase().startsWith('text/event-stream');
           res.writeHead(statusCode, headers);
-          res.flushHeaders();
+          // The head goes out with the first chunk of the body, in one write, when that chunk comes in the same
+          // read as the head (a small JSON answer); otherwise right after it, so a client never waits for it.
+          if (isSse) res.flushHeaders();
+          else
+            setImmediate(() => {
+              // `headersSent` is true from `writeHead` on, written or not: only a chunk tells that the head left.
+              if (!wroteBody && !res.destroyed) res.flushHeaders();
+            });
           // The client gets the bytes as sent; the recording gets the content, decoded on the side.
           const encoding = contentEncodingOf(headerValue(headers, 'content-encoding'));
           if (encoding) decoder = new ContentDecoder(encoding, (content, stamp) => onContent(content, stamp.at, stamp.after));
@@ -247,35 +261,31 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
             interaction,
             stream ? { status: statusCode, headers, stream, ...(encoding ? { encoding } : {}) } : { status: statusCode, headers },
           );
-          // A plain Writable keeps each chunk on the synchronous path from upstream socket to client socket.
-          return new Writable({
-            write(chunk: Buffer, _encoding, done) {
-              const at = timeline.now();
-              const after = timeline.lastSeq;
-              const flushed = res.destroyed || res.write(chunk);
-              if (decoder) {
-                decoder.push(chunk, { at, after });
-                if (!parser) chunks.push(chunk);
-              } else if (parser) onContent(chunk, at, after);
-              else chunks.push(chunk);
-              if (flushed) done();
-              else res.once('drain', () => done());
-            },
-            final(done) {
-              const close = () => {
-                if (parser) for (const frame of parser.end()) timeline.event(interaction, toItem(frame, timeline.now(), timeline.lastSeq));
-                done();
-              };
-              if (decoder) decoder.end().then(close, close);
-              else close();
-            },
-          });
+          // Each chunk goes from the upstream socket to the client's on the same synchronous path.
+          return (chunk) => {
+            const at = timeline.now();
+            const after = timeline.lastSeq;
+            wroteBody = true;
+            const flushed = res.destroyed || res.write(chunk);
+            if (decoder) {
+              decoder.push(chunk, { at, after });
+              if (!parser) chunks.push(chunk);
+            } else if (parser) onContent(chunk, at, after);
+            else chunks.push(chunk);
+            if (!flushed) res.once('drain', resume);
+            return flushed;
+          };
         },
       );
+      exchange.upstream = upstream;
+      if (exchange.stopReason) upstream.abort(stoppedBy(exchange.stopReason));
+      await upstream.done;
+      if (decoder) await decoder.end();
+      if (parser) for (const frame of parser.end()) timeline.event(interaction, toItem(frame, timeline.now(), timeline.lastSeq));
       if (resets?.reset) throw Object.assign(new Error('the server reset the connection'), { code: 'ECONNRESET' });
       res.end();
     } catch (err) {
-      const reason = stopReason();
+      const reason = exchange.stopReason;
       if (!interaction.response) {
         outcome.failure = recordUnreachable(interaction, res, err, reason);
         return;

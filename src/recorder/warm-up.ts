@@ -1,12 +1,12 @@
 import { createServer } from 'node:http';
-import { Writable } from 'node:stream';
-import { Agent, stream as undiciStream } from 'undici';
+import { Agent } from 'undici';
 import { SseParser } from '../sse/index.js';
+import { forward } from './forward.js';
 
 /**
  * Sends one SSE request over loopback through the path a recorded request
- * takes (undici's client, whose HTTP parser is WebAssembly compiled on the
- * first connection; the SSE parser), so the first real request a fresh proxy
+ * takes (`forward` through undici's client, whose HTTP parser is WebAssembly
+ * compiled on the first connection; the SSE parser), so the first real request a fresh proxy
  * forwards does not pay for compiling them. Never fails, and gives up after
  * 2 s: a warm-up that cannot run leaves the proxy as it was.
  */
@@ -21,18 +21,16 @@ export async function warmUpForwarding(): Promise<void> {
     const address = server.address();
     if (address === null || typeof address === 'string') return;
     const parser = new SseParser({ raw: true });
-    await undiciStream(
-      `http://127.0.0.1:${address.port}/`,
-      { method: 'GET', dispatcher: agent, signal: AbortSignal.timeout(2_000) },
-      () => {
-        return new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            parser.push(chunk);
-            done();
-          },
-        });
+    const warm = forward(
+      agent,
+      { origin: `http://127.0.0.1:${address.port}`, path: '/', method: 'GET', headers: {}, body: null },
+      () => (chunk) => {
+        parser.push(chunk);
+        return true;
       },
     );
+    const giveUp = setTimeout(() => warm.abort(new Error('the warm-up took over 2 s')), 2_000);
+    await warm.done.finally(() => clearTimeout(giveUp));
   } catch {
     // Only a head start: the proxy works the same without it.
   } finally {
