@@ -3,8 +3,6 @@ import { UsageError } from '../errors.js';
 export interface TargetUrl {
   /** The target as written to cassettes: no credentials, no trailing slash. */
   readonly display: string;
-  /** The upstream URL for a request path (path + query). */
-  resolve(path: string): string;
   /** Where a request path goes upstream, as a dispatcher takes it: the origin, and the path behind the target's prefix. */
   upstream(path: string): { origin: string; path: string };
 }
@@ -27,7 +25,6 @@ export function publicTarget(raw: string): TargetUrl {
   const origin = url.origin;
   return {
     display: `${origin}${prefix}`,
-    resolve: (path) => `${origin}${prefix}${path}`,
     // A path is forwarded as the client wrote it; only an odd one (absolute-form, `*`) is read as a URL, which may refuse it.
     upstream: (path) => {
       if (path.startsWith('/')) return { origin, path: `${prefix}${path}` };

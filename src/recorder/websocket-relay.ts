@@ -28,7 +28,7 @@ export function relayWebSocket(ctx: RelayContext, req: IncomingMessage, socket: 
   const { timeline } = ctx;
   const headers = Object.fromEntries(Object.entries(endToEndHeaders(req.headersDistinct)).filter(([k]) => !HANDSHAKE.test(k)));
   const interaction = timeline.open({ method: 'GET', path: req.url ?? '/', headers });
-  const url = ctx.target.resolve(interaction.request.path).replace(/^http/, 'ws');
+  const upstreamAt = ctx.target.upstream(interaction.request.path);
   const protocols = (req.headers['sec-websocket-protocol'] ?? '')
     .split(',')
     .map((p) => p.trim())
@@ -38,7 +38,15 @@ export function relayWebSocket(ctx: RelayContext, req: IncomingMessage, socket: 
       .filter(([k]) => k !== 'sec-websocket-protocol')
       .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
   );
-  const upstream = new WebSocket(url, protocols, { headers: forwarded, perMessageDeflate: false });
+  const upstream = new WebSocket(`${upstreamAt.origin.replace(/^http/, 'ws')}${upstreamAt.path}`, protocols, {
+    headers: forwarded,
+    perMessageDeflate: false,
+    // ws reads its address as a URL, which resolves `/a/../b`: the request line carries the path as the client wrote it.
+    finishRequest: (request) => {
+      request.path = upstreamAt.path;
+      request.end();
+    },
+  });
   let opened = false;
   let settled = false;
   // Until the upstream answers, the proxy closing must still end this exchange (as a failure) and its sockets.

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect as connectTcp } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket, WebSocketServer } from 'ws';
 import { type Cassette, parseCassette, serializeCassette } from '../../src/cassette/index.js';
@@ -173,5 +173,31 @@ describe('WebSocket record and replay', () => {
     const res = await fetch(`${replay.url}/rpc`);
     expect(res.status).toBe(426);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('tapedeck_websocket_only');
+  });
+
+  it('forwards a handshake path as the client wrote it: dot segments, escapes and braces reach the server and the cassette', async () => {
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
+    await once(wss, 'listening');
+    cleanups.push(() => new Promise((r) => wss.close(r)));
+    const seen: string[] = [];
+    wss.on('connection', (ws, req) => {
+      seen.push(req.url ?? '');
+      ws.close(1000);
+    });
+    const proxy = await startRecordingProxy({ target: `http://127.0.0.1:${(wss.address() as AddressInfo).port}` });
+    cleanups.push(() => proxy.close());
+    const path = '/a/./b/../ws%7e?q={x}&r=%2F';
+    // A raw handshake: any WebSocket client library would read the address as a URL and resolve the dots itself.
+    const socket = connectTcp(Number(new URL(proxy.url).port), '127.0.0.1');
+    cleanups.push(() => socket.destroy());
+    await once(socket, 'connect');
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+    );
+    const [head] = (await once(socket, 'data')) as [Buffer];
+    expect(head.toString('latin1')).toMatch(/^HTTP\/1\.1 101 /);
+    expect(seen).toEqual([path]);
+    socket.destroy();
+    expect((await proxy.close()).interactions[0]?.request.path).toBe(path);
   });
 });
