@@ -156,6 +156,8 @@ export const omnigentSuite: Suite<Probe> = {
         unordered: [['session.status', 'session.input.consumed']],
         // After an interrupt it finishes the cancelled response (output item, response.cancelled) in some runs only.
         sometimes: ['response.cancelled'],
+        // The route echoes every approval: one the runner dropped (see approveUntilTaken) and its retry add an echo in the row.
+        runs: ['response.elicitation_resolved'],
         // The stream's connect preamble (and a reconnect's) lands before the turn's request or inside it, as the race goes;
         // the cancelled response's output item comes in some runs only; and the interrupt goes a fixed hold after
         // response.in_progress, so how many deltas the server streams before it is a race with the server's pace
@@ -172,6 +174,8 @@ export const omnigentSuite: Suite<Probe> = {
         unordered: [],
         // What the TUI reports as it comes up may go out before the stream is connected, and is then not seen at all.
         sometimes: TUI_STARTUP,
+        // An approval sent again after a quiet spell is echoed again, in the same row.
+        runs: ['response.elicitation_resolved'],
         // The real server (0.19.1) on the native path: the connect preamble as above, and what the TUI reports as it comes
         // up (its model, model options, MCP start-up, approval mode), whenever the TUI gets there; seen in and out of the turn.
         unplaced: Object.fromEntries(PROBES.map((p) => [p.name, [...CONNECT_PREAMBLE, 'session.resource.created', ...TUI_STARTUP]])),

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeBody, loadCassette } from '../../../src/cassette/index.js';
+import { compareProfiles, DEFAULT_DRIFT_CONFIG, profileFolder } from '../../../src/drift/index.js';
 import { findHarness } from '../../../src/families/omnigent/harnesses.js';
 import { omnigentSuite, PROBES, REPLAY_TIMINGS, SessionDriver } from '../../../src/families/omnigent/index.js';
 import { cassetteFetch, REPLAY_ORIGIN, recordSuite } from '../../../src/suite/index.js';
@@ -35,5 +36,29 @@ describe('an approval the server lost', () => {
     const observed = await probe?.run(driver, 'SUPPORTED');
     expect(observed?.observed).toBe('SUPPORTED');
     expect(observed?.turn?.completed).toBe(true);
+  });
+
+  it('is no drift against a real server: the retry only adds an echo to the row of echoes', async () => {
+    const record = async (parkAfterAskMs: number) => {
+      const outDir = await tempDir('approval-drift');
+      await recordSuite(omnigentSuite, {
+        variant: 'claude-native',
+        outDir,
+        probes: ['policy_ask'],
+        simulator: { seed: 5, extra: { parkAfterAskMs } },
+      });
+      return profileFolder(join(outDir, 'claude-native'), DEFAULT_DRIFT_CONFIG);
+    };
+    const [taken, retried] = [await record(0), await record(400)];
+    const realServer = omnigentSuite.driftNoise?.('openai-agents', { fromSimulator: false });
+    expect(compareProfiles('claude-native', taken, retried, realServer)).toEqual([]);
+    // Without that allowance the extra echo is a finding: the comparison above could fail.
+    const strict = compareProfiles('claude-native', taken, retried, {
+      ...realServer,
+      unordered: realServer?.unordered ?? [],
+      sometimes: realServer?.sometimes ?? [],
+      runs: [],
+    });
+    expect(strict.map((f) => JSON.stringify(f)).join('\n')).toContain('response.elicitation_resolved');
   });
 });
