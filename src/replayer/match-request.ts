@@ -135,25 +135,26 @@ export function shapeOf(req: ReplayRequest, options: MatchOptions, rewrite: (s: 
 function shapeWith(req: Omit<ReplayRequest, 'body'>, parsedBody: unknown, options: MatchOptions): RequestShape {
   // Paths are never rewritten (decision 0006): they are the server's names, not the machine's.
   const method = req.method.toUpperCase();
-  // Most requests a replay serves have a plain path and no query: nothing to parse, sort or filter.
-  if (!options.normalizeQuery && !req.path.includes('?') && isPlainPath(req.path)) {
-    return {
-      method,
-      pathname: req.path,
-      query: [],
-      body: bodyAfterOptions(parsedBody, method, req.path, options),
-      headers: matchedHeaders(req, options),
-    };
-  }
-  const { pathname, query: parsedQuery } = splitPath(req.path);
-  const query = options.normalizeQuery ? options.normalizeQuery(new URLSearchParams(parsedQuery)) : parsedQuery;
-  const ignoredQuery = new Set(options.ignoreQuery ?? []);
+  const { pathname, query } = queryOf(req.path, options);
   return {
     method,
     pathname,
-    query: [...query.entries()].filter(([k]) => !ignoredQuery.has(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    query,
     body: bodyAfterOptions(parsedBody, method, pathname, options),
     headers: matchedHeaders(req, options),
+  };
+}
+
+/** The path's pathname and its query as compared: normalized, ignored keys dropped, sorted by key. */
+function queryOf(path: string, options: MatchOptions): { pathname: string; query: [string, string][] } {
+  // Most requests a replay serves have a plain path and no query: nothing to parse, sort or filter.
+  if (!options.normalizeQuery && !path.includes('?') && isPlainPath(path)) return { pathname: path, query: [] };
+  const { pathname, query: parsed } = splitPath(path);
+  const query = options.normalizeQuery ? options.normalizeQuery(new URLSearchParams(parsed)) : parsed;
+  const ignored = new Set(options.ignoreQuery ?? []);
+  return {
+    pathname,
+    query: [...query.entries()].filter(([k]) => !ignored.has(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   };
 }
 
