@@ -19,6 +19,7 @@ import {
 } from '../cassette/index.js';
 import { TapedeckError } from '../errors.js';
 import { storedBody } from './body-buffer.js';
+import { wakeAfter } from './wake-up.js';
 
 /** Where the journal of a recording bound for `cassette` lives: beside it, so a crash leaves it in plain sight. */
 export const journalPath = (cassette: string): string => `${cassette}.journal`;
@@ -77,7 +78,8 @@ const FLUSH_MS = 20;
  */
 export class JournalWriter {
   private queue: JournalEntry[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private cancelWake: (() => void) | undefined;
+  private batching = false;
   private writing: Promise<void> = Promise.resolve();
   private readonly redact: (c: Cassette) => Cassette;
   /** Built once: reading the machine's folders and compiling their patterns per entry was most of a small exchange's cost. */
@@ -122,13 +124,28 @@ export class JournalWriter {
   /** Queues an entry; it reaches the file within a few milliseconds. */
   add(entry: JournalEntry): void {
     this.queue.push(entry);
-    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    if (this.batching) return;
+    this.cancelWake ??= wakeAfter(FLUSH_MS, () => {
+      this.cancelWake = undefined;
+      void this.flush();
+    });
+  }
+
+  /** Runs `work`, whose entries are written together right after it, with no wake-up set for them. */
+  batch(work: () => void): void {
+    this.batching = true;
+    try {
+      work();
+    } finally {
+      this.batching = false;
+      void this.flush();
+    }
   }
 
   /** Writes everything queued so far. */
   flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelWake?.();
+    this.cancelWake = undefined;
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return this.writing;

@@ -29,10 +29,12 @@ import { ContentDecoder } from './content-decoder.js';
 import { type Forwarding, forward } from './forward.js';
 import { endToEndHeaders, headerValue } from './headers.js';
 import { JournalWriter } from './journal.js';
+import { Later } from './later.js';
 import { SaveAhead } from './save-ahead.js';
 import { publicTarget, type TargetUrl } from './target.js';
 import { type Outcome, Timeline } from './timeline.js';
 import { type ResetWatch, watchUpstreamReset } from './upstream-resets.js';
+import { prepareWakeUps } from './wake-up.js';
 import { warmUpForwarding } from './warm-up.js';
 import { relayWebSocket } from './websocket-relay.js';
 
@@ -165,6 +167,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     keepAliveTimeout: 10_000,
   });
   const active = new Map<Promise<void>, (reason: StopReason) => void>();
+  const later = new Later(journal ? (batch) => journal.batch(batch) : undefined);
   // Bodies stay raw bytes while recording; choosing JSON, text or base64 waits for a snapshot.
   const rawBodies = new WeakMap<object, Buffer | Body>();
   let closing = false;
@@ -225,6 +228,14 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       if (parser) for (const frame of parser.push(content)) timeline.event(interaction, toItem(frame, at, after));
       else decoded.push(content);
     };
+    // Stream chunks wait, stamped with their arrival, to be parsed off the forwarding path (see `Later`).
+    let waiting: { chunk: Buffer; at: number; after: number }[] = [];
+    const parseWaiting = () => {
+      const chunks = waiting;
+      waiting = [];
+      later.delete(parseWaiting);
+      for (const c of chunks) onContent(c.chunk, c.at, c.after);
+    };
     try {
       const upstream = forward(
         agent,
@@ -270,8 +281,10 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
             if (decoder) {
               decoder.push(chunk, { at, after });
               if (!parser) chunks.push(chunk);
-            } else if (parser) onContent(chunk, at, after);
-            else chunks.push(chunk);
+            } else if (parser) {
+              waiting.push({ chunk, at, after });
+              later.add(parseWaiting);
+            } else chunks.push(chunk);
             if (!flushed) res.once('drain', resume);
             return flushed;
           };
@@ -280,6 +293,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       exchange.upstream = upstream;
       if (exchange.stopReason) upstream.abort(stoppedBy(exchange.stopReason));
       await upstream.done;
+      parseWaiting();
       if (decoder) await decoder.end();
       if (parser) for (const frame of parser.end()) timeline.event(interaction, toItem(frame, timeline.now(), timeline.lastSeq));
       if (resets?.reset) throw Object.assign(new Error('the server reset the connection'), { code: 'ECONNRESET' });
@@ -309,6 +323,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         res.end();
       }
     } finally {
+      parseWaiting();
       if (decoder) await decoder.end();
       if (stream && decoder?.error) outcome.error ??= `the ${decoder.encoding} content could not be decoded: ${decoder.error.message}`;
       if (!stream && interaction.response && chunks.bytes > 0) {
@@ -372,6 +387,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   });
   let bound: { port: number; url: string };
   try {
+    prepareWakeUps();
     await warmUpForwarding();
     bound = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (err) {
@@ -380,11 +396,15 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   }
   const { port, url } = bound;
 
-  const cassette = (): Cassette => ({
-    version: CASSETTE_VERSION,
-    meta: structuredClone(meta),
-    interactions: Array.from(finalInteractions(), (i) => structuredClone(i)),
-  });
+  const cassette = (): Cassette => {
+    // Chunks still held back belong in the snapshot.
+    later.run();
+    return {
+      version: CASSETTE_VERSION,
+      meta: structuredClone(meta),
+      interactions: Array.from(finalInteractions(), (i) => structuredClone(i)),
+    };
+  };
 
   /** An interaction with its bodies encoded, made afresh each time. */
   function stored(i: Interaction): Interaction {

@@ -1,4 +1,5 @@
 import type { Interaction, PreparedInteraction } from '../cassette/index.js';
+import { wakeAfter } from './wake-up.js';
 
 /** How long one turn of the event loop may spend preparing, so forwarding never waits behind it for long. */
 const SLICE_MS = 2;
@@ -27,7 +28,7 @@ export class SaveAhead {
     if (!this.scheduled) {
       this.scheduled = true;
       // Gathered for a moment, like the journal, so the work falls on a few requests' tails, not on every median.
-      setTimeout(() => this.drain(), GATHER_MS).unref();
+      wakeAfter(GATHER_MS, () => this.drain());
     }
   }
 
