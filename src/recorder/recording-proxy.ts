@@ -387,8 +387,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   });
   let bound: { port: number; url: string };
   try {
-    prepareWakeUps();
-    await warmUpForwarding();
+    await Promise.all([prepareWakeUps(), warmUpForwarding()]);
     bound = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (err) {
     await journal?.discard();

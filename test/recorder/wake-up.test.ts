@@ -52,7 +52,7 @@ describe('wake-ups timed on a helper thread', () => {
     // The thread started and a wake-up cancelled: nothing holds the process (a recorder with no traffic must exit).
     const idle = await script(`
       const { prepareWakeUps, wakeAfter } = await import(${JSON.stringify(WAKE_UP)});
-      prepareWakeUps();
+      await prepareWakeUps();
       wakeAfter(60_000, () => console.log('must not run'))();
       console.log('idle');
     `);
