@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseToml } from 'smol-toml';
+import { loadOnUse } from '../fs/load-on-use.js';
 import { goRegExp } from './go-regexp.js';
 import { isSecretName } from './secret-names.js';
 
@@ -77,12 +77,14 @@ interface Catalogue {
 }
 
 let catalogue: Catalogue | undefined;
+// Read once per process, and only by a command that redacts: `bench verify` never pays for the TOML parser.
+const toml = loadOnUse<typeof import('smol-toml')>('smol-toml');
 
 /** The vendored gitleaks rules, read once; a rule whose pattern cannot be translated is listed in `skipped`. */
 function gitleaks(): Catalogue {
   if (catalogue) return catalogue;
   const file = new URL('../../vendor/gitleaks/gitleaks.toml', import.meta.url);
-  const doc = parseToml(readFileSync(file, 'utf8')) as unknown as { rules: GitleaksRule[]; allowlist?: GitleaksAllowlist };
+  const doc = toml().parse(readFileSync(file, 'utf8')) as unknown as { rules: GitleaksRule[]; allowlist?: GitleaksAllowlist };
   const rules: Rule[] = [];
   const skipped: string[] = [];
   for (const r of doc.rules) {

@@ -1,6 +1,9 @@
-import { load as loadFast } from 'js-yaml';
-import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
+import { loadOnUse } from './load-on-use.js';
+
+// Both parsers serve only text that is not canonical, and error messages: never loaded for a clean canonical read.
+const jsYaml = loadOnUse<typeof import('js-yaml')>('js-yaml');
+const yaml = loadOnUse<typeof import('yaml')>('yaml');
 
 /** Where in a YAML (or JSON) text something went wrong: the line, when known, and what. */
 export interface YamlFault {
@@ -9,6 +12,7 @@ export interface YamlFault {
 }
 
 function parseYamlDocument(text: string) {
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   // uniqueKeys stays on: a duplicated key in a hand edit is a mistake worth naming.
   // logLevel error: the library's warnings (a key that is itself a mapping) become our one-line errors, not stderr noise.
@@ -28,7 +32,7 @@ const MAYBE_ALIAS = /(?:^|[\s[{,:?-])[&*][^\s[\]{},]/;
 export function parseLocatedYaml(text: string): { value: unknown } | { fault: YamlFault } {
   if (!MAYBE_ALIAS.test(text)) {
     try {
-      return { value: loadFast(text) };
+      return { value: jsYaml().load(text) };
     } catch {
       // Refused (a syntax error, a duplicate or complex key, an empty document): the located parser says where, or reads it.
     }

@@ -1,7 +1,9 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { stringify as stringifyYaml } from 'yaml';
 import { decodeBody, loadCassette, serializeCassette } from '../../src/cassette/index.js';
 import { isCassetteFile, listFiles } from '../../src/fs/list-files.js';
 import { runBench, startBench } from '../helpers/cli.js';
@@ -44,6 +46,36 @@ describe('bench verify', () => {
     const report = JSON.parse(r.stdout) as { cassettes: { rules: unknown[] }[]; violations: unknown[] };
     expect(report.violations).toEqual([]);
     expect(report.cassettes[0]?.rules.length).toBe(19);
+  });
+});
+
+describe('bench verify start-up', () => {
+  // Every package the process loads, CommonJS (NODE_DEBUG=module) and ES modules (a loader hook), on stderr.
+  async function packagesLoadedBy(file: string): Promise<{ code: number | null; packages: Set<string> }> {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-verify-load-'));
+    const hooks = join(dir, 'hooks.mjs');
+    await writeFile(
+      hooks,
+      'export async function load(url, context, next) { process.stderr.write("esm " + url + "\\n"); return next(url, context); }\n',
+    );
+    const register = join(dir, 'register.mjs');
+    await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+    const r = await runBench(['verify', file], { env: { NODE_DEBUG: 'module', NODE_OPTIONS: `--import ${pathToFileURL(register).href}` } });
+    const packages = new Set([...r.stderr.matchAll(/node_modules\/((?:@[^/]+\/)?[^/"']+)\//g)].map((m) => m[1] as string));
+    return { code: r.code, packages };
+  }
+
+  it('loads no YAML or TOML parser for a canonical cassette, and js-yaml only for one an editor rewrote', async () => {
+    const canonical = await packagesLoadedBy('cassettes/claude-native/basic_turn.yaml');
+    expect(canonical.code).toBe(0);
+    expect(canonical.packages).toContain('zod');
+    for (const parser of ['yaml', 'js-yaml', 'smol-toml']) expect(canonical.packages).not.toContain(parser);
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-verify-rewritten-'));
+    const rewritten = join(dir, 'basic_turn.yaml');
+    await writeFile(rewritten, stringifyYaml(await loadCassette('cassettes/claude-native/basic_turn.yaml')));
+    const edited = await packagesLoadedBy(rewritten);
+    expect(edited.code).toBe(0);
+    expect(edited.packages).toContain('js-yaml');
   });
 });
 
