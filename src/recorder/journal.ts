@@ -70,6 +70,8 @@ export class JournalError extends TapedeckError {
 
 /** How long a captured entry may wait before it is on disk (the kill-safety window). */
 const FLUSH_MS = 20;
+/** How long cleaning may hold the event loop before what it has cleaned is written (and the loop serves requests). */
+const SLICE_MS = 1;
 
 /**
  * An append-only file of what a recording captured, written within
@@ -152,11 +154,18 @@ export class JournalWriter {
     this.writing = this.writing.then(async () => {
       if (this.failed) return;
       try {
-        await this.handle.write(
-          coalesceEvents(batch)
-            .map((e) => `${JSON.stringify(this.clean(e))}\n`)
-            .join(''),
-        );
+        // Cleaning is the costly part (redaction of every body): done in slices, each written before the next, so
+        // a request that arrives meanwhile waits for one slice, not for a whole window's worth of exchanges.
+        let text = '';
+        let until = performance.now() + SLICE_MS;
+        for (const e of coalesceEvents(batch)) {
+          text += `${JSON.stringify(this.clean(e))}\n`;
+          if (performance.now() < until) continue;
+          await this.handle.write(text);
+          text = '';
+          until = performance.now() + SLICE_MS;
+        }
+        if (text) await this.handle.write(text);
       } catch (e) {
         // A full disk must not stop the recording in memory; the clean save still has it all.
         this.failed = e as Error;
