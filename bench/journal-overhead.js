@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent, request } from 'undici';
 import { startRecordingProxy } from '../dist/recorder/index.js';
 import { startLoadServer } from './load-streams.js';
 import { fmt } from './measure.js';
@@ -35,4 +37,56 @@ export async function benchJournalOverhead(rounds = 3) {
   console.log(`  ${fmt(Math.min(...ratios))}-${fmt(Math.max(...ratios))}x the time without a journal over ${rounds} rounds`);
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchJournalOverhead();
+/**
+ * `npm run bench` part: a server whose every answer carries a fresh credential (signed URLs, session tokens),
+ * 2,000 exchanges through a journaled proxy; the last 400 against the first 400 says whether each exchange
+ * costs the same however many secrets the recording has collected.
+ */
+export async function benchFreshSecrets(count = 2000) {
+  const server = http.createServer((req, res) => {
+    const n = Number(req.url.split('/').pop());
+    const body = JSON.stringify({
+      data: Array.from({ length: 40 }, (_, k) => ({
+        id: `item_${n}_${k}`,
+        text: `reply ${n} part ${k}`,
+        ...(k % 20 === 0 ? { api_key: `sk-proj-${'a1B2c3D4'.repeat(5)}${n}x${k}` } : {}),
+      })),
+    });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const dir = await mkdtemp(join(tmpdir(), 'tapedeck-bench-secrets-'));
+  const proxy = await startRecordingProxy({
+    target: `http://127.0.0.1:${server.address().port}`,
+    journal: { file: join(dir, 'fresh.yaml.journal') },
+  });
+  const agent = new Agent();
+  const times = [];
+  try {
+    for (let n = 0; n < count; n++) {
+      const t = performance.now();
+      const res = await request(`${proxy.url}/v1/items/${n}`, { dispatcher: agent });
+      await res.body.arrayBuffer();
+      times.push(performance.now() - t);
+    }
+  } finally {
+    await agent.close();
+    await proxy.close();
+    server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+  const slice = Math.floor(count / 5);
+  const sum = (a) => a.reduce((x, y) => x + y, 0);
+  const ratio = sum(times.slice(-slice)) / sum(times.slice(0, slice));
+  console.log(`a fresh credential in every answer: ${count} JSON exchanges through a journaled proxy`);
+  console.log(
+    `  the last ${slice} took ${fmt(ratio)}x the time of the first ${slice} (target <= 1.5: an exchange costs the same however many secrets came before)`,
+  );
+  return ratio;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await benchJournalOverhead();
+  await benchFreshSecrets();
+}

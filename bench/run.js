@@ -12,7 +12,7 @@ const PARTS = [
   ['sse-parse.js', 'benchSseParse'],
   ['load-streams.js', 'benchLoad'],
   ['save-memory.js', 'benchSaveMemory'],
-  ['journal-overhead.js', 'benchJournalOverhead'],
+  ['journal-overhead.js', 'benchJournalOverhead', 'benchFreshSecrets'],
   ['big-recordings.js', 'benchBigRecordings'],
 ];
 

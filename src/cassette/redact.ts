@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { jsonDepthWithin } from './body.js';
+import { GrowingList } from './growing-secret-list.js';
 import type { Body, Cassette, Interaction, SseItem } from './schema.js';
 import { secretSpellings } from './secret-encodings.js';
+import { type SecretEntry, secretsIn } from './secret-index.js';
 import { isSchemeName, isSecretName } from './secret-names.js';
 import { type SecretFinding, secretRules, shannonEntropy } from './secret-rules.js';
 import { scrubSplitSecrets, splitSecrets } from './split-secrets.js';
@@ -235,7 +237,8 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   /** Replaces every known secret (in each of its spellings) and every finding of the rules in a string. */
   function scrub(text: string, secrets: [string, string][]): string {
     let out = text;
-    for (const [value, name] of secrets) if (out.includes(value)) out = out.split(value).join(redactionPlaceholder(name));
+    for (const [value, name] of secretsIn(text, secrets, redactionPlaceholder))
+      if (out.includes(value)) out = out.split(value).join(redactionPlaceholder(name));
     if (out.length < 6) return out;
     // A header value is scrubbed on every live request the replayer matches: its findings are looked up once.
     const findings = findingsOf(out);
@@ -289,15 +292,23 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return `${scrub(path.slice(0, q), secrets)}?${params.join('&')}`;
   }
 
+  // The byte spelling of a list, made once per list: every binary body of a recording is scrubbed with the same one.
+  const byteLists = new WeakMap<[string, string][], [string, string][]>();
+  function asBytes(secrets: [string, string][]): [string, string][] {
+    let bytes = byteLists.get(secrets);
+    if (!bytes) {
+      bytes = secrets.map(([v, n]) => [Buffer.from(v, 'utf8').toString('latin1'), n]);
+      byteLists.set(secrets, bytes);
+    }
+    return bytes;
+  }
+
   function scrubBody(body: Body, secrets: [string, string][]): Body {
     if ('json' in body) return { json: scrubJson(body.json, secrets) };
     if ('text' in body) return { text: scrubText(body.text, secrets) };
     if ('omitted' in body) return body;
     const bytes = Buffer.from(body.base64, 'base64').toString('latin1');
-    const clean = scrub(
-      bytes,
-      secrets.map(([v, n]) => [Buffer.from(v, 'utf8').toString('latin1'), n]),
-    );
+    const clean = scrub(bytes, asBytes(secrets));
     return clean === bytes ? body : { base64: Buffer.from(clean, 'latin1').toString('base64') };
   }
 
@@ -341,13 +352,25 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return found;
   }
 
+  // A recording's secrets are listed again whenever it finds a new one: each one's encodings are worked out once.
+  const spellings = new Map<string, string[]>();
+  function spellingsOf(value: string): string[] {
+    let known = spellings.get(value);
+    if (!known) {
+      known = secretSpellings(value);
+      if (spellings.size >= 50_000) spellings.clear();
+      spellings.set(value, known);
+    }
+    return known;
+  }
+
   /** Sorted for scrubbing: every spelling of every secret, longest first, so a secret inside another is never split. */
   function scrubList(all: Map<string, string>): [string, string][] {
     const list = new Map<string, string>();
     for (const [value, name] of all) {
       if (value.length < MIN_GLOBAL) continue;
       list.set(value, name);
-      for (const spelling of secretSpellings(value)) if (!list.has(spelling)) list.set(spelling, name);
+      for (const spelling of spellingsOf(value)) if (!list.has(spelling)) list.set(spelling, name);
     }
     return [...list].sort((a, b) => b[0].length - a[0].length);
   }
@@ -386,10 +409,19 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return visitInteraction(i, scrubVisitor(global));
   }
 
-  /** Scrubs a cassette of the secrets found in it and of those already in `all`, which it extends. */
-  function redactWith(c: Cassette, all: Map<string, string>): Cassette {
-    for (const i of c.interactions) for (const [v, n] of secretsOf(i)) if (!all.has(v)) all.set(v, n);
-    const global = scrubList(all);
+  /**
+   * Scrubs a cassette of the secrets found in it and of those already in `all`,
+   * which it extends; a session's `listed` is the list of every piece before, grown by what this one adds.
+   */
+  function redactWith(c: Cassette, all: Map<string, string>, listed?: GrowingList): Cassette {
+    const added: SecretEntry[] = [];
+    for (const i of c.interactions)
+      for (const [v, n] of secretsOf(i))
+        if (!all.has(v)) {
+          all.set(v, n);
+          added.push([v, n]);
+        }
+    const global = listed ? listed.grow(added) : scrubList(all);
     return {
       ...c,
       meta: { ...c.meta, target: scrub(c.meta.target, global) },
@@ -412,18 +444,23 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     },
     session() {
       const known = new Map<string, string>();
-      return (c) => redactWith(c, known);
+      const listed = new GrowingList(spellingsOf, MIN_GLOBAL, redactionPlaceholder);
+      return (c) => redactWith(c, known, listed);
     },
     twoPass(before) {
       const all = new Map<string, string>();
-      let global: [string, string][] | undefined;
+      // Grown as secrets are learnt, one interaction after another (the save-ahead), never listed again from scratch.
+      const listed = new GrowingList(spellingsOf, MIN_GLOBAL, redactionPlaceholder);
+      let global: [string, string][] = listed.grow([]);
       const learnPairs = (pairs: readonly SecretPair[]) => {
+        const added: SecretEntry[] = [];
         for (const [v, n] of pairs)
           if (!all.has(v)) {
             all.set(v, n);
-            // The list changes only with a new secret, so an unchanged list stays the same object.
-            global = undefined;
+            added.push([v, n]);
           }
+        // The list changes only with a new secret, so an unchanged list stays the same object.
+        if (added.length > 0) global = listed.grow(added);
       };
       return {
         // Learnt from the interaction as given, and in the form `before` gives it, so no copy is made to learn.
@@ -439,16 +476,13 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
         },
         learnPairs,
         list() {
-          global ??= scrubList(all);
           return global;
         },
         scrub(i) {
-          global ??= scrubList(all);
           const scrubbing = scrubVisitor(global);
           return visitInteraction(i, before ? composeVisitors(before.visitor, scrubbing) : scrubbing);
         },
         target(s) {
-          global ??= scrubList(all);
           return scrub(s, global);
         },
       };

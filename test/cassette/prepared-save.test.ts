@@ -105,4 +105,34 @@ describe('a save prepared while recording', () => {
     expect(text).not.toContain('Zq81mXv03LpT');
     expect(text).toContain('the word is <redacted:authorization>');
   });
+
+  it('renders afresh a prepared text whose secret spelling a later secret renamed, and matches a plain save', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-prepared-'));
+    // Nine bytes: its base64 (no padding) is one of its own spellings, and then a secret of its own under another name.
+    const token = 'Zq81mXv03';
+    const encoded = Buffer.from(token).toString('base64');
+    const meta = { recorder: 'test', target: 'http://127.0.0.1:9', recordedAt: '2026-01-01T00:00:00.000Z' };
+    const first: Interaction = {
+      seq: 1,
+      request: { method: 'POST', path: '/a', headers: { authorization: `Bearer ${token}` }, body: { text: `echo ${encoded}` } },
+      response: { status: 200, headers: {}, body: { text: 'ok' } },
+      timing: { start: 0 },
+    };
+    const second: Interaction = {
+      seq: 2,
+      request: { method: 'GET', path: '/b', headers: { 'x-api-key': encoded } },
+      response: { status: 200, headers: {}, body: { text: 'ok' } },
+      timing: { start: 1 },
+    };
+    const plain = join(dir, 'plain.yaml');
+    const ahead = join(dir, 'ahead.yaml');
+    await writeCassetteStream(plain, meta, () => [first, second]);
+    const prepare = interactionPreparer();
+    const early = prepare(() => first);
+    expect(early.text).toContain('<redacted:authorization>');
+    await writeCassetteStream(ahead, meta, () => [early, second]);
+    const text = await readFile(ahead, 'utf8');
+    expect(text).toBe(await readFile(plain, 'utf8'));
+    expect(text).toContain(`echo <redacted:x-api-key>`);
+  });
 });
