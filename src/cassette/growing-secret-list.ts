@@ -57,16 +57,32 @@ export class GrowingList {
   }
 }
 
-/** Two lists in scrub order as one; on a tie in length, `older` comes first. */
+/** Where `length` goes in a list sorted longest first: after every entry as long or longer. */
+function boundary(list: readonly SecretEntry[], length: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((list[mid] as SecretEntry)[0].length >= length) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Two lists in scrub order as one; on a tie in length, `older` comes first.
+ * `newer` is a few entries and `older` may be many thousands: `older` is
+ * copied in runs (native copies), not entry by entry.
+ */
 function merge(older: SecretEntry[], newer: SecretEntry[]): SecretEntry[] {
-  const out: SecretEntry[] = new Array(older.length + newer.length);
-  let i = 0;
-  let j = 0;
-  let k = 0;
-  while (i < older.length && j < newer.length)
-    out[k++] =
-      (newer[j] as SecretEntry)[0].length > (older[i] as SecretEntry)[0].length ? (newer[j++] as SecretEntry) : (older[i++] as SecretEntry);
-  while (i < older.length) out[k++] = older[i++] as SecretEntry;
-  while (j < newer.length) out[k++] = newer[j++] as SecretEntry;
-  return out;
+  const runs: SecretEntry[][] = [];
+  let from = 0;
+  for (const entry of newer) {
+    const at = boundary(older, entry[0].length);
+    if (at > from) runs.push(older.slice(from, at));
+    runs.push([entry]);
+    from = Math.max(from, at);
+  }
+  if (from < older.length) runs.push(older.slice(from));
+  return ([] as SecretEntry[]).concat(...runs);
 }
