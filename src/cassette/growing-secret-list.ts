@@ -1,9 +1,10 @@
 import { indexList, type SecretEntry, SecretIndex } from './secret-index.js';
 
 /**
- * The scrub list of a recording redacted piece by piece (the journal): grown
- * by each piece's new secrets in place of listing and indexing them all again,
- * and in the same order as a list built at once from the same secrets.
+ * The scrub list of a recording redacted piece by piece (the journal, the
+ * save-ahead): grown by each piece's new secrets in place of listing and
+ * indexing them all again, and in the same order as a list built at once
+ * from the same secrets.
  */
 export class GrowingList {
   private readonly byValue = new Map<string, SecretEntry>();
