@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  type Cassette,
   decodeBody,
   encodeBody,
   loadCassette,
   makePortable,
+  makeRedactor,
   parseCassette,
   portablePass,
   redactCassette,
@@ -51,7 +53,7 @@ describe('cassette save and load', () => {
     );
   });
 
-  it('keeps the exact bytes of JSON, text and binary bodies', () => {
+  it('keeps the exact bytes of JSON, text and binary bodies that hold no secret, and redacts those that do', () => {
     const bytesArb = fc.oneof(
       fc.uint8Array({ maxLength: 256 }),
       fc.string({ unit: 'binary' }).map((s) => new TextEncoder().encode(s)),
@@ -62,7 +64,11 @@ describe('cassette save and load', () => {
       fc.property(bytesArb, (bytes) => {
         const body = encodeBody(bytes);
         const back = body === undefined ? Buffer.alloc(0) : decodeBody(parseCassetteBody(body));
-        expect(Buffer.compare(back, Buffer.from(bytes))).toBe(0);
+        // Random JSON can name a field as secrets are named (`{"SIG": 0}`, found by a run on a random seed): saving
+        // redacts it, as it must. Everything else comes back byte for byte.
+        if (body === undefined || makeRedactor().findSecrets(cassetteWithBody(body)).length === 0)
+          expect(Buffer.compare(back, Buffer.from(bytes))).toBe(0);
+        else expect(back.toString('latin1')).toContain('<redacted:');
       }),
       { numRuns: 500 },
     );
@@ -130,16 +136,18 @@ describe('cassette save and load', () => {
 });
 
 /** Passes a body through a cassette file's text form, as replay would read it. */
+function cassetteWithBody(body: NonNullable<ReturnType<typeof encodeBody>>): Cassette {
+  return {
+    version: 1,
+    meta: { recorder: 't', target: 'http://x', recordedAt: 'now' },
+    interactions: [
+      { seq: 1, request: { method: 'POST', path: '/', headers: {}, body }, failure: { code: 'x', message: '' }, timing: { start: 0 } },
+    ],
+  };
+}
+
 function parseCassetteBody(body: NonNullable<ReturnType<typeof encodeBody>>) {
-  const cassette = parseCassette(
-    serializeCassette({
-      version: 1,
-      meta: { recorder: 't', target: 'http://x', recordedAt: 'now' },
-      interactions: [
-        { seq: 1, request: { method: 'POST', path: '/', headers: {}, body }, failure: { code: 'x', message: '' }, timing: { start: 0 } },
-      ],
-    }),
-  );
+  const cassette = parseCassette(serializeCassette(cassetteWithBody(body)));
   const stored = cassette.interactions[0]?.request.body;
   if (!stored) throw new Error('body lost');
   return stored;
