@@ -1,4 +1,4 @@
-import { indexList, type SecretEntry, SecretIndex } from './secret-index.js';
+import { INDEXED_FROM, indexList, type SecretEntry, SecretIndex } from './secret-index.js';
 
 /**
  * The scrub list of a recording redacted piece by piece (the journal, the
@@ -11,10 +11,16 @@ export class GrowingList {
   private list: SecretEntry[] = [];
   private readonly index: SecretIndex;
 
+  /**
+   * `inPlace`: no list handed out is kept once the next is asked for (a redactor session), so one array grows in
+   * place, its new entries appended: no copy per new secret. Past the size the index serves, its order is the
+   * index's business; below it, the array is kept sorted.
+   */
   constructor(
     private readonly spellingsOf: (value: string) => readonly string[],
     private readonly minLength: number,
     placeholder: (name: string) => string,
+    private readonly inPlace = false,
   ) {
     this.index = new SecretIndex(placeholder);
     indexList(this.list, this.index);
@@ -35,6 +41,7 @@ export class GrowingList {
         if (waiting !== -1) fresh[waiting] = next;
         else {
           this.index.replace(known, next);
+          // A new array even in place (rare): a copy made of the list before, such as its byte spelling, must not pass for this one.
           this.list = this.list.map((e) => (e === known ? next : e));
           indexList(this.list, this.index);
         }
@@ -43,6 +50,12 @@ export class GrowingList {
     }
     if (fresh.length === 0) return this.list;
     this.index.add(fresh);
+    if (this.inPlace) {
+      for (const entry of fresh) this.list.push(entry);
+      // A stable sort keeps ties in the order listed, as the index orders them.
+      if (this.list.length < INDEXED_FROM) this.list.sort((a, b) => b[0].length - a[0].length);
+      return this.list;
+    }
     this.list = merge(
       this.list,
       [...fresh].sort((a, b) => b[0].length - a[0].length),

@@ -292,15 +292,22 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return `${scrub(path.slice(0, q), secrets)}?${params.join('&')}`;
   }
 
-  // The byte spelling of a list, made once per list: every binary body of a recording is scrubbed with the same one.
-  const byteLists = new WeakMap<[string, string][], [string, string][]>();
+  // The byte spelling of a list, made once per list (and again once a session's list grew in place): every binary
+  // body of a recording is scrubbed with the same one.
+  const byteLists = new WeakMap<[string, string][], { length: number; bytes: [string, string][] }>();
   function asBytes(secrets: [string, string][]): [string, string][] {
-    let bytes = byteLists.get(secrets);
-    if (!bytes) {
-      bytes = secrets.map(([v, n]) => [Buffer.from(v, 'utf8').toString('latin1'), n]);
-      byteLists.set(secrets, bytes);
+    let made = byteLists.get(secrets);
+    if (!made || made.length !== secrets.length) {
+      // In the list's scrub order (a session's list, grown in place, is not stored in it): by the length of the text.
+      const order = secrets.map((_, k) => k).sort((a, b) => (secrets[b] as SecretEntry)[0].length - (secrets[a] as SecretEntry)[0].length);
+      const bytes = order.map((k): [string, string] => {
+        const [v, n] = secrets[k] as SecretEntry;
+        return [Buffer.from(v, 'utf8').toString('latin1'), n];
+      });
+      made = { length: secrets.length, bytes };
+      byteLists.set(secrets, made);
     }
-    return bytes;
+    return made.bytes;
   }
 
   function scrubBody(body: Body, secrets: [string, string][]): Body {
@@ -444,7 +451,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     },
     session() {
       const known = new Map<string, string>();
-      const listed = new GrowingList(spellingsOf, MIN_GLOBAL, redactionPlaceholder);
+      const listed = new GrowingList(spellingsOf, MIN_GLOBAL, redactionPlaceholder, true);
       return (c) => redactWith(c, known, listed);
     },
     twoPass(before) {

@@ -114,7 +114,12 @@ export interface PreparedInteraction {
   /** The secrets it taught, in the order learnt. */
   readonly secrets: readonly SecretPair[];
   readonly text: string;
-  readonly list: ScrubList;
+  /**
+   * The scrub list `text` was made with, shared by every text made with it, and let go (`undefined`) once the
+   * preparer learns a secret more: a save learns at least what the preparer learnt, so its list can no longer be
+   * that one. Holding each text's own list kept one list per secret learnt, a memory square in the secrets.
+   */
+  readonly scrubbedWith: { readonly list: ScrubList | undefined };
   interaction(): Interaction;
 }
 
@@ -128,10 +133,16 @@ export function interactionPreparer(
   before?: BeforePass,
 ): (interaction: () => Interaction) => PreparedInteraction {
   const redactor = makeRedactor(redact).twoPass(before);
+  let made: { list: ScrubList | undefined } = { list: redactor.list() };
   return (interaction) => {
     const i = interaction();
     const secrets = redactor.learn(i);
-    return { prepared: true, secrets, text: renderInteraction(redactor, i), list: redactor.list(), interaction };
+    const list = redactor.list();
+    if (list !== made.list) {
+      made.list = undefined;
+      made = { list };
+    }
+    return { prepared: true, secrets, text: renderInteraction(redactor, i), scrubbedWith: made, interaction };
   };
 }
 
@@ -161,7 +172,8 @@ export async function writeCassetteStream(
   // Secrets learnt after an interaction was prepared change its text only if they change the list it was scrubbed with.
   const final = redactor.list();
   const stillTrue = new Map<ScrubList, boolean>();
-  const current = (list: ScrubList) => {
+  const current = (list: ScrubList | undefined) => {
+    if (list === undefined) return false;
     let same = stillTrue.get(list);
     if (same === undefined) stillTrue.set(list, (same = sameScrubList(list, final)));
     return same;
@@ -189,7 +201,11 @@ export async function writeCassetteStream(
     };
     for (const i of interactions()) {
       const text =
-        'prepared' in i ? (current(i.list) ? i.text : renderInteraction(redactor, i.interaction())) : renderInteraction(redactor, i);
+        'prepared' in i
+          ? current(i.scrubbedWith.list)
+            ? i.text
+            : renderInteraction(redactor, i.interaction())
+          : renderInteraction(redactor, i);
       batch.push(text);
       size += text.length;
       if (size >= WRITE_BATCH) await flush();

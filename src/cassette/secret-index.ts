@@ -11,15 +11,17 @@
 export type SecretEntry = [string, string];
 
 /** Below this many entries, asking each one is cheaper than a pass over the text. */
-const INDEXED_FROM = 16;
+export const INDEXED_FROM = 16;
 
 const pairHash = (c0: number, c1: number) => (c0 * 31 + c1) & 0xffff;
 // Kept within V8's small integers, so the map's keys are never boxed; a clash only costs a `startsWith`.
 const pairKey = (c0: number, c1: number) => (c0 & 0x3fff) * 65536 + c1;
 
-/** Scrub order: longest first, then in the order the entries were listed. */
-const byScrubOrder = (order: Map<SecretEntry, number>) => (a: SecretEntry, b: SecretEntry) =>
-  b[0].length - a[0].length || (order.get(a) as number) - (order.get(b) as number);
+/** Scrub order: longest first, then in the order the entries were listed; or only the order they were listed. */
+const byScrubOrder = (order: Map<SecretEntry, number>, longestFirst: boolean) =>
+  longestFirst
+    ? (a: SecretEntry, b: SecretEntry) => b[0].length - a[0].length || (order.get(a) as number) - (order.get(b) as number)
+    : (a: SecretEntry, b: SecretEntry) => (order.get(a) as number) - (order.get(b) as number);
 
 /** An index of secret entries that grows as a recording finds more. */
 export class SecretIndex {
@@ -30,9 +32,18 @@ export class SecretIndex {
   private readonly always = new Set<SecretEntry>();
   private readonly order = new Map<SecretEntry, number>();
   private readonly placeholders = new Set<string>();
-  private readonly compare = byScrubOrder(this.order);
+  private readonly compare: (a: SecretEntry, b: SecretEntry) => number;
 
-  constructor(private readonly placeholder: (name: string) => string) {}
+  /**
+   * `longestFirst`: entries are added in any order and scrub longest first (a growing list); otherwise they are
+   * added in the order they scrub (a list given whole).
+   */
+  constructor(
+    private readonly placeholder: (name: string) => string,
+    longestFirst = true,
+  ) {
+    this.compare = byScrubOrder(this.order, longestFirst);
+  }
 
   /** Adds entries, which scrub after every entry added before them of the same length. */
   add(entries: Iterable<SecretEntry>): void {
@@ -109,13 +120,13 @@ export function indexList(list: readonly SecretEntry[], index: SecretIndex): voi
 /**
  * The entries of `list` (in scrub order) that `text` holds, plus any a
  * replacement could bring into it: the entries a scrub loop over the whole
- * list would act on, in the same order.
+ * list would act on, in the same order (a grown list's order is its index's).
  */
 export function secretsIn(text: string, list: readonly SecretEntry[], placeholder: (name: string) => string): readonly SecretEntry[] {
   if (list.length < INDEXED_FROM) return list;
   let index = indexes.get(list);
   if (!index) {
-    index = new SecretIndex(placeholder);
+    index = new SecretIndex(placeholder, false);
     index.add(list);
     indexes.set(list, index);
   }

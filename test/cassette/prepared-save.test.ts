@@ -135,4 +135,26 @@ describe('a save prepared while recording', () => {
     expect(text).toBe(await readFile(plain, 'utf8'));
     expect(text).toContain(`echo <redacted:x-api-key>`);
   });
+
+  it('holds one scrub list for all its texts, letting go of each as soon as a later secret supersedes it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-prepared-'));
+    const meta = { recorder: 'test', target: 'http://127.0.0.1:9', recordedAt: '2026-01-01T00:00:00.000Z' };
+    // Each answer carries a fresh credential, as signed URLs and session tokens do.
+    const exchange = (seq: number): Interaction => ({
+      seq,
+      request: { method: 'GET', path: `/v1/items/${seq}`, headers: { authorization: `Bearer tok${seq}Q7x9Zp2LmW4rT8vY` } },
+      response: { status: 200, headers: {}, body: { json: { id: seq } } },
+      timing: { start: seq },
+    });
+    const interactions = Array.from({ length: 40 }, (_, k) => exchange(k + 1));
+    const prepare = interactionPreparer();
+    const ready = interactions.map((i) => prepare(() => i));
+    // Only the latest text's list is still held; every earlier one was let go when the next secret came.
+    expect(ready.filter((p) => p.scrubbedWith.list !== undefined)).toEqual([ready.at(-1)]);
+    const plain = join(dir, 'plain.yaml');
+    const ahead = join(dir, 'ahead.yaml');
+    await writeCassetteStream(plain, meta, () => interactions);
+    await writeCassetteStream(ahead, meta, () => ready);
+    expect(await readFile(ahead, 'utf8')).toBe(await readFile(plain, 'utf8'));
+  });
 });
