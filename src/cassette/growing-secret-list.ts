@@ -1,66 +1,64 @@
 import { INDEXED_FROM, indexList, type SecretEntry, SecretIndex } from './secret-index.js';
 
 /**
- * The scrub list of a recording redacted piece by piece (the journal, the
- * save-ahead): grown by each piece's new secrets in place of listing and
- * indexing them all again, and in the same order as a list built at once
- * from the same secrets.
+ * The scrub list of a recording redacted piece by piece (the journal's
+ * session, the save-ahead's two passes): grown by each piece's new secrets in
+ * place of listing and indexing them all again, with the same entries and the
+ * same scrub order as a list built at once from the same secrets. One array
+ * grows in place, its new entries appended: past the size the index serves,
+ * scrub order is the index's (and `inScrubOrder` gives it as a list); below
+ * it, the array is kept sorted, as it is asked entry by entry.
  */
 export class GrowingList {
   private readonly byValue = new Map<string, SecretEntry>();
   private list: SecretEntry[] = [];
   private readonly index: SecretIndex;
+  private changes = 0;
 
-  /**
-   * `inPlace`: no list handed out is kept once the next is asked for (a redactor session), so one array grows in
-   * place, its new entries appended: no copy per new secret. Past the size the index serves, its order is the
-   * index's business; below it, the array is kept sorted.
-   */
   constructor(
     private readonly spellingsOf: (value: string) => readonly string[],
     private readonly minLength: number,
     placeholder: (name: string) => string,
-    private readonly inPlace = false,
   ) {
     this.index = new SecretIndex(placeholder);
     indexList(this.list, this.index);
   }
 
-  /** The list with `added` secrets (in the order they were found) and their spellings: longest first, ties in order listed. */
+  /** Changes whenever the list does: what a holder of the list compares to know it still holds the same one. */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** The list with `added` secrets (in the order they were found) and their spellings. */
   grow(added: readonly SecretEntry[]): SecretEntry[] {
     const fresh: SecretEntry[] = [];
     for (const [value, name] of added) {
       if (value.length < this.minLength) continue;
       const known = this.byValue.get(value);
-      if (known) {
-        // Found before as another secret's spelling: it keeps its place and takes this name, as a list built at once
-        // does. A new entry, not a changed one: a list handed out before (a prepared interaction's) stays as it was.
+      if (known && known[1] === name) {
+        // Listed already, under this very name: nothing changes.
+      } else if (known) {
+        // Found before as another secret's spelling: it keeps its place and takes this name, as a list built at once does.
         const next: SecretEntry = [value, name];
         this.byValue.set(value, next);
         const waiting = fresh.indexOf(known);
         if (waiting !== -1) fresh[waiting] = next;
         else {
           this.index.replace(known, next);
-          // A new array even in place (rare): a copy made of the list before, such as its byte spelling, must not pass for this one.
+          // A new array (rare): a copy made of the list before, such as its byte spelling, must not pass for this one.
           this.list = this.list.map((e) => (e === known ? next : e));
           indexList(this.list, this.index);
+          this.changes++;
         }
       } else this.listed(fresh, value, name);
       for (const spelling of this.spellingsOf(value)) if (!this.byValue.has(spelling)) this.listed(fresh, spelling, name);
     }
     if (fresh.length === 0) return this.list;
+    this.changes++;
     this.index.add(fresh);
-    if (this.inPlace) {
-      for (const entry of fresh) this.list.push(entry);
-      // A stable sort keeps ties in the order listed, as the index orders them.
-      if (this.list.length < INDEXED_FROM) this.list.sort((a, b) => b[0].length - a[0].length);
-      return this.list;
-    }
-    this.list = merge(
-      this.list,
-      [...fresh].sort((a, b) => b[0].length - a[0].length),
-    );
-    indexList(this.list, this.index);
+    for (const entry of fresh) this.list.push(entry);
+    // A stable sort keeps ties in the order listed, as the index orders them.
+    if (this.list.length < INDEXED_FROM) this.list.sort(longestFirst);
     return this.list;
   }
 
@@ -71,32 +69,12 @@ export class GrowingList {
   }
 }
 
-/** Where `length` goes in a list sorted longest first: after every entry as long or longer. */
-function boundary(list: readonly SecretEntry[], length: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((list[mid] as SecretEntry)[0].length >= length) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+const longestFirst = (a: readonly [string, string], b: readonly [string, string]) => b[0].length - a[0].length;
 
 /**
- * Two lists in scrub order as one; on a tie in length, `older` comes first.
- * `newer` is a few entries and `older` may be many thousands: `older` is
- * copied in runs (native copies), not entry by entry.
+ * A copy of a list in scrub order: a grown list's array holds ties in the order
+ * listed, so a stable sort by length is that order (a list already in it comes back as it was).
  */
-function merge(older: SecretEntry[], newer: SecretEntry[]): SecretEntry[] {
-  const runs: SecretEntry[][] = [];
-  let from = 0;
-  for (const entry of newer) {
-    const at = boundary(older, entry[0].length);
-    if (at > from) runs.push(older.slice(from, at));
-    runs.push([entry]);
-    from = Math.max(from, at);
-  }
-  if (from < older.length) runs.push(older.slice(from));
-  return ([] as SecretEntry[]).concat(...runs);
+export function inScrubOrder<T extends readonly [string, string]>(list: readonly T[]): T[] {
+  return [...list].sort(longestFirst);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { jsonDepthWithin } from './body.js';
-import { GrowingList } from './growing-secret-list.js';
+import { GrowingList, inScrubOrder } from './growing-secret-list.js';
 import type { Body, Cassette, Interaction, SseItem } from './schema.js';
 import { secretSpellings } from './secret-encodings.js';
 import { type SecretEntry, secretsIn } from './secret-index.js';
@@ -62,8 +62,13 @@ export interface Redactor {
     learnPairs(pairs: readonly SecretPair[]): void;
     scrub(i: Interaction): Interaction;
     target(s: string): string;
-    /** What `scrub` replaces now: a scrub is a function of the interaction and this list alone. */
+    /**
+     * What `scrub` replaces now: a scrub is a function of the interaction and this list alone. The list grows in
+     * place as secrets are learnt (compare `version`); `sameScrubList` compares two in scrub order.
+     */
     list(): ScrubList;
+    /** Changes whenever `list` does. */
+    version(): number;
   };
   /**
    * A live request with its secrets replaced as a recording would have them
@@ -85,9 +90,12 @@ export type SecretPair = readonly [value: string, name: string];
 /** Every spelling of every secret a scrub replaces, longest first. */
 export type ScrubList = readonly (readonly [string, string])[];
 
-/** Whether two scrub lists replace the same values by the same names in the same order. */
+/** Whether two scrub lists replace the same values by the same names in the same (scrub) order. */
 export function sameScrubList(a: ScrubList, b: ScrubList): boolean {
-  return a === b || (a.length === b.length && a.every(([v, n], k) => b[k]?.[0] === v && b[k]?.[1] === n));
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  const [x, y] = [inScrubOrder(a), inScrubOrder(b)];
+  return x.every(([v, n], k) => y[k]?.[0] === v && y[k]?.[1] === n);
 }
 
 /** Builds a redactor from the defaults plus a configuration. */
@@ -451,7 +459,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     },
     session() {
       const known = new Map<string, string>();
-      const listed = new GrowingList(spellingsOf, MIN_GLOBAL, redactionPlaceholder, true);
+      const listed = new GrowingList(spellingsOf, MIN_GLOBAL, redactionPlaceholder);
       return (c) => redactWith(c, known, listed);
     },
     twoPass(before) {
@@ -484,6 +492,9 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
         learnPairs,
         list() {
           return global;
+        },
+        version() {
+          return listed.version;
         },
         scrub(i) {
           const scrubbing = scrubVisitor(global);

@@ -134,13 +134,14 @@ export function interactionPreparer(
 ): (interaction: () => Interaction) => PreparedInteraction {
   const redactor = makeRedactor(redact).twoPass(before);
   let made: { list: ScrubList | undefined } = { list: redactor.list() };
+  let version = redactor.version();
   return (interaction) => {
     const i = interaction();
     const secrets = redactor.learn(i);
-    const list = redactor.list();
-    if (list !== made.list) {
+    if (redactor.version() !== version) {
+      version = redactor.version();
       made.list = undefined;
-      made = { list };
+      made = { list: redactor.list() };
     }
     return { prepared: true, secrets, text: renderInteraction(redactor, i), scrubbedWith: made, interaction };
   };
