@@ -300,13 +300,13 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return `${scrub(path.slice(0, q), secrets)}?${params.join('&')}`;
   }
 
-  // The byte spelling of a list, made once per list (and again once a session's list grew in place): every binary
-  // body of a recording is scrubbed with the same one.
+  // The byte spelling of a list, made once per list (and again once a grown list grew): every binary body of a
+  // recording is scrubbed with the same one.
   const byteLists = new WeakMap<[string, string][], { length: number; bytes: [string, string][] }>();
   function asBytes(secrets: [string, string][]): [string, string][] {
     let made = byteLists.get(secrets);
     if (!made || made.length !== secrets.length) {
-      // In the list's scrub order (a session's list, grown in place, is not stored in it): by the length of the text.
+      // In the list's scrub order (a grown list past 16 entries is not stored in it): by the length of the text.
       const order = secrets.map((_, k) => k).sort((a, b) => (secrets[b] as SecretEntry)[0].length - (secrets[a] as SecretEntry)[0].length);
       const bytes = order.map((k): [string, string] => {
         const [v, n] = secrets[k] as SecretEntry;
