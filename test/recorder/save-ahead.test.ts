@@ -105,6 +105,62 @@ describe('the save prepared while recording (decision 0012)', () => {
     expect(cassette.interactions.filter((i) => i.response?.stream?.events.length === 5).length).toBe(6);
   }, 60_000);
 
+  it('bench proxy records answers that each carry a fresh credential: every exchange saved, none of the keys, in canonical bytes', async () => {
+    // Signed URLs and session tokens: a new secret in every answer, so the scrub list grows all recording long. Each
+    // answer also mentions the previous answer's key in plain words: only the learnt list can find it there.
+    const key = (c: string, k: number) => `tok${c}x${k}Q7x9Zp2LmW4rT8vY`;
+    const server = await startServer((req, res) => {
+      const url = req.url ?? '/';
+      const [c = '0', k = '0'] = url.replace('/items/', '').split('-');
+      const n = Number(k);
+      const body = JSON.stringify({
+        url,
+        api_key: key(c, n),
+        note: n > 0 ? `the last key was ${key(c, n - 1)}, now retired` : 'first',
+        download: `https://files.example${url}?sig=${key(c, n)}s`,
+      });
+      if (/gzip/.test(String(req.headers['accept-encoding'] ?? ''))) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(gzipSync(body));
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(body);
+      }
+    });
+    cleanups.push(() => server.close());
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-save-ahead-'));
+    const file = join(dir, 'fresh.yaml');
+    const bench = benchUnderWrapper(['proxy', '--target', server.url, '--port', '0', '--cassette', file]);
+    cleanups.push(async () => {
+      if (existsSync(`/proc/${bench.wrapperPid}`)) process.kill(bench.wrapperPid, 'SIGKILL');
+      await bench.ended;
+    });
+    const url = (await bench.waitForStdout(/listening on (\S+)\n/))[1] as string;
+    // Two curl clients at once, one asking for gzip, 60 requests each (one curl process per request).
+    await Promise.all(
+      [['--compressed'], []].map(async (extra, c) => {
+        for (let k = 0; k < 60; k++) await curl('curl', ['-sS', ...extra, `${url}/items/${c}-${k}`]);
+      }),
+    );
+    process.kill(bench.wrapperPid, 'SIGKILL');
+    await bench.ended;
+    const text = await readFile(file, 'utf8');
+    expect(existsSync(`${file}.journal`)).toBe(false);
+    expect(text).not.toContain('Q7x9Zp2LmW4rT8vY');
+    const cassette = await loadCassette(file);
+    expect(serializeCassette(cassette)).toBe(text);
+    expect(cassette.interactions).toHaveLength(120);
+    expect(cassette.interactions.filter((i) => i.response?.encoding === 'gzip').length).toBe(60);
+    // Each answer kept its shape, its keys replaced where they stood.
+    for (const i of cassette.interactions) {
+      const json = (i.response?.body as { json?: { url?: string; api_key?: string; note?: string; download?: string } }).json;
+      expect(json?.url).toBe(i.request.path);
+      expect(json?.api_key).toBe('<redacted:api_key>');
+      expect(json?.note).toMatch(/^(?:first|the last key was <redacted:api_key>, now retired)$/);
+      expect(json?.download).toMatch(/^https:\/\/files\.example\/items\/.+\?sig=<redacted:/);
+    }
+  }, 90_000);
+
   it('lets an exchange that changed after it settled be rendered by the save, from what it became', async () => {
     const prepare = interactionPreparer();
     const ahead = new SaveAhead((i) => prepare(() => structuredClone(i)));
