@@ -42,6 +42,19 @@ async function echoingServer(): Promise<TestServer> {
   return server;
 }
 
+/** `bench proxy` recording `target` into a fresh folder's `name`, started by a wrapper (as `npx bench` is); killed at the end of the test. */
+async function benchProxyUnderWrapper(target: string, name: string) {
+  const dir = await mkdtemp(join(tmpdir(), 'tapedeck-save-ahead-'));
+  const file = join(dir, name);
+  const bench = benchUnderWrapper(['proxy', '--target', target, '--port', '0', '--cassette', file]);
+  cleanups.push(async () => {
+    if (existsSync(`/proc/${bench.wrapperPid}`)) process.kill(bench.wrapperPid, 'SIGKILL');
+    await bench.ended;
+  });
+  const url = (await bench.waitForStdout(/listening on (\S+)\n/))[1] as string;
+  return { file, url, bench };
+}
+
 describe('the save prepared while recording (decision 0012)', () => {
   it('writes the bytes a save without preparation writes, with a secret learnt after its echoes were prepared', async () => {
     const server = await echoingServer();
@@ -77,14 +90,7 @@ describe('the save prepared while recording (decision 0012)', () => {
 
   it('bench proxy stopped by its wrapper PID saves every exchange of curl clients, the late secret nowhere, in canonical bytes', async () => {
     const server = await echoingServer();
-    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-save-ahead-'));
-    const file = join(dir, 'c.yaml');
-    const bench = benchUnderWrapper(['proxy', '--target', server.url, '--port', '0', '--cassette', file]);
-    cleanups.push(async () => {
-      if (existsSync(`/proc/${bench.wrapperPid}`)) process.kill(bench.wrapperPid, 'SIGKILL');
-      await bench.ended;
-    });
-    const url = (await bench.waitForStdout(/listening on (\S+)\n/))[1] as string;
+    const { file, url, bench } = await benchProxyUnderWrapper(server.url, 'c.yaml');
     // Three curl clients at once, gzip asked for by one, then the token sent as a credential.
     await Promise.all(
       [['--compressed'], [], []].map(async (extra, c) => {
@@ -128,14 +134,7 @@ describe('the save prepared while recording (decision 0012)', () => {
       }
     });
     cleanups.push(() => server.close());
-    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-save-ahead-'));
-    const file = join(dir, 'fresh.yaml');
-    const bench = benchUnderWrapper(['proxy', '--target', server.url, '--port', '0', '--cassette', file]);
-    cleanups.push(async () => {
-      if (existsSync(`/proc/${bench.wrapperPid}`)) process.kill(bench.wrapperPid, 'SIGKILL');
-      await bench.ended;
-    });
-    const url = (await bench.waitForStdout(/listening on (\S+)\n/))[1] as string;
+    const { file, url, bench } = await benchProxyUnderWrapper(server.url, 'fresh.yaml');
     // Two curl clients at once, one asking for gzip, 60 requests each (one curl process per request).
     await Promise.all(
       [['--compressed'], []].map(async (extra, c) => {
