@@ -5,8 +5,8 @@ import type { Body, Cassette, Interaction, SseItem } from './schema.js';
 import { secretSpellings } from './secret-encodings.js';
 import { type SecretEntry, secretsIn } from './secret-index.js';
 import { isSchemeName, isSecretName } from './secret-names.js';
-import { type SecretFinding, secretRules, shannonEntropy } from './secret-rules.js';
-import { scrubSplitSecrets, splitSecrets } from './split-secrets.js';
+import { mergeOverlapping, type SecretFinding, secretRules, shannonEntropy } from './secret-rules.js';
+import { cutSpanning, type StreamText, spanning, streamTexts } from './split-secrets.js';
 import { composeVisitors, type InteractionVisitor, visitInteraction } from './visit.js';
 
 /** What to redact beyond the defaults, and what never to redact (`tapedeck.config.json` "redact"). */
@@ -105,25 +105,59 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   const queryNames = new Set(config.query.map((q) => q.toLowerCase()));
   const fieldNames = new Set(config.jsonFields.map((f) => f.toLowerCase()));
   const rules = secretRules(config.patterns);
-  // Names repeat on every request and in every body: decide each once.
-  const verdicts = new Map<string, boolean>();
-  const judged = (key: string, decide: () => boolean) => {
-    let verdict = verdicts.get(key);
-    if (verdict === undefined) {
-      verdict = decide();
-      if (verdicts.size < 10_000) verdicts.set(key, verdict);
-    }
-    return verdict;
+  // Names repeat on every request and in every body: decide each once, in one map per kind of name.
+  const judge = (decide: (name: string) => boolean) => {
+    const verdicts = new Map<string, boolean>();
+    return (name: string) => {
+      let verdict = verdicts.get(name);
+      if (verdict === undefined) {
+        verdict = decide(name);
+        if (verdicts.size < 10_000) verdicts.set(name, verdict);
+      }
+      return verdict;
+    };
   };
-  const secretHeader = (name: string) =>
-    judged(`h:${name}`, () => {
-      const lower = name.toLowerCase();
-      return ALWAYS_REDACTED_HEADERS.includes(lower) || (!exempt.has(lower) && (headerNames.has(lower) || isSecretName(name, 'header')));
-    });
-  const secretQuery = (name: string) =>
-    judged(`q:${name}`, () => !exempt.has(name.toLowerCase()) && (queryNames.has(name.toLowerCase()) || isSecretName(name, 'query')));
-  const secretField = (name: string) =>
-    judged(`f:${name}`, () => !exempt.has(name.toLowerCase()) && (fieldNames.has(name.toLowerCase()) || isSecretName(name, 'field')));
+  const secretHeader = judge((name) => {
+    const lower = name.toLowerCase();
+    return ALWAYS_REDACTED_HEADERS.includes(lower) || (!exempt.has(lower) && (headerNames.has(lower) || isSecretName(name, 'header')));
+  });
+  const secretQuery = judge(
+    (name) => !exempt.has(name.toLowerCase()) && (queryNames.has(name.toLowerCase()) || isSecretName(name, 'query')),
+  );
+  const secretField = judge(
+    (name) => !exempt.has(name.toLowerCase()) && (fieldNames.has(name.toLowerCase()) || isSecretName(name, 'field')),
+  );
+
+  // An SSE item's data is read to learn its secrets, to assemble its streams and to scrub it: within one pass
+  // (`parsing`), each text is parsed once and each stream assembled and searched once, and both are shared, never changed.
+  let parsedTexts: Map<string, unknown> | undefined;
+  let searchedStreams: Map<SseItem[], Searched[]> | undefined;
+  function parsing<T>(pass: () => T): T {
+    if (parsedTexts) return pass();
+    parsedTexts = new Map();
+    searchedStreams = new Map();
+    try {
+      return pass();
+    } finally {
+      parsedTexts = undefined;
+      searchedStreams = undefined;
+    }
+  }
+  /** The text parsed, when it is JSON a cassette keeps as structure; undefined otherwise. */
+  function jsonOf(text: string): unknown {
+    let json = parsedTexts?.get(text);
+    if (json !== undefined || parsedTexts?.has(text)) return json;
+    json = undefined;
+    if (looksLikeJson(text)) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        // Not JSON after all.
+      }
+    }
+    parsedTexts?.set(text, json);
+    return json;
+  }
 
   /** Records a secret value under the name its placeholder gets, with the forms it may take elsewhere. */
   function collect(found: Map<string, string>, name: string, value: string): void {
@@ -224,15 +258,9 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   }
 
   function collectText(found: Map<string, string>, text: string): void {
-    if (looksLikeJson(text)) {
-      try {
-        collectJson(found, JSON.parse(text));
-        return;
-      } catch {
-        // Not JSON: searched as text.
-      }
-    }
-    collectFindings(found, text);
+    const json = jsonOf(text);
+    if (json !== undefined) collectJson(found, json);
+    else collectFindings(found, text);
   }
 
   function collectBody(found: Map<string, string>, body: Body | undefined): void {
@@ -257,12 +285,33 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     return out;
   }
 
+  /** The value with its secrets replaced: the very value given when nothing in it changed, so no copy is made. */
   function scrubJson(value: unknown, secrets: [string, string][], under?: string): unknown {
-    if (Array.isArray(value)) return value.map((v) => scrubJson(v, secrets, under));
-    if (value && typeof value === 'object')
-      return Object.fromEntries(
-        Object.entries(value).map(([k, v]) => [scrub(k, secrets), scrubJson(v, secrets, under ?? (secretField(k) ? k : undefined))]),
-      );
+    if (Array.isArray(value)) {
+      let out: unknown[] | undefined;
+      for (let k = 0; k < value.length; k++) {
+        const v: unknown = value[k];
+        const clean = scrubJson(v, secrets, under);
+        if (clean !== v) out ??= value.slice(0, k);
+        out?.push(clean);
+      }
+      return out ?? value;
+    }
+    if (value && typeof value === 'object') {
+      const entries = Object.entries(value);
+      let changed = false;
+      for (const entry of entries) {
+        const [k, v] = entry;
+        const cleanKey = scrub(k, secrets);
+        const clean = scrubJson(v, secrets, under ?? (secretField(k) ? k : undefined));
+        if (cleanKey !== k || clean !== v) {
+          changed = true;
+          entry[0] = cleanKey;
+          entry[1] = clean;
+        }
+      }
+      return changed ? Object.fromEntries(entries) : value;
+    }
     if (typeof value === 'string') {
       if (under === undefined) return scrub(value, secrets);
       return PLACEHOLDER.test(value) || isSchemeName(under, value) ? value : redactionPlaceholder(under);
@@ -333,16 +382,46 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
    * Live requests go through the same function, so placeholders match.
    */
   function scrubText(text: string, secrets: [string, string][]): string {
-    if (looksLikeJson(text)) {
-      try {
-        const parsed: unknown = JSON.parse(text);
-        const clean = scrubJson(parsed, secrets);
-        return stableJson(clean) === stableJson(parsed) ? text : JSON.stringify(clean);
-      } catch {
-        // Not JSON after all.
-      }
+    const json = jsonOf(text);
+    if (json === undefined) return scrub(text, secrets);
+    const clean = scrubJson(json, secrets);
+    return clean === json ? text : JSON.stringify(clean);
+  }
+
+  /**
+   * The items' streams, each with what the rules find in its text; once per list of items within a pass, which
+   * runs to its end before a live recording adds an item (never across passes: the list may have grown by then).
+   */
+  function searched(events: SseItem[]): Searched[] {
+    let streams = searchedStreams?.get(events);
+    if (!streams) {
+      streams = streamTexts(events, jsonOf).map((stream) => ({ stream, findings: rules.find(stream.text) }));
+      searchedStreams?.set(events, streams);
     }
-    return scrub(text, secrets);
+    return streams;
+  }
+
+  /**
+   * The items with every secret split across them cut out: what the rules find, and the secrets already known
+   * (a token from a header that a model spells out in pieces). `original` is the items before `events` were scrubbed one by one.
+   */
+  function scrubSplit(events: SseItem[], original: SseItem[], secrets: [string, string][]): SseItem[] {
+    const found: { stream: StreamText; finding: SecretFinding }[] = [];
+    for (const { stream, findings } of searched(sameStreamText(events, original) ? original : events)) {
+      const known = knownIn(stream.text, secrets);
+      for (const finding of spanning(stream, known.length > 0 ? mergeOverlapping([...findings, ...known], stream.text) : findings))
+        found.push({ stream, finding });
+    }
+    return cutSpanning(events, jsonOf, found, redactionPlaceholder);
+  }
+
+  /** Where each secret of the list stands in the text, as findings named as the secret's placeholder is. */
+  function knownIn(text: string, secrets: [string, string][]): SecretFinding[] {
+    const out: SecretFinding[] = [];
+    for (const [value, name] of secretsIn(text, secrets, redactionPlaceholder))
+      for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length))
+        out.push({ kind: name, value, start: at, end: at + value.length });
+    return out;
   }
 
   function secretsOf(i: Interaction): Map<string, string> {
@@ -357,7 +436,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       if (e.data) collectText(found, e.data);
       for (const field of [e.id, e.event, e.comment]) if (field) collectFindings(found, field);
     }
-    for (const f of splitSecrets(events, (t) => rules.find(t))) collect(found, f.kind, f.value);
+    for (const { stream, findings } of searched(events)) for (const f of spanning(stream, findings)) collect(found, f.kind, f.value);
     for (const fr of i.response?.websocket?.frames ?? []) {
       if (fr.json !== undefined) collectJson(found, fr.json);
       if (fr.text !== undefined) collectText(found, fr.text);
@@ -414,7 +493,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       header: (name, value) => scrubHeader(name, value, global),
       body: (body) => scrubBody(body, global),
       event: (e) => scrubEvent(e, global),
-      events: (events) => scrubSplitSecrets(events, (t) => rules.find(t), redactionPlaceholder),
+      events: (events, original) => scrubSplit(events, original, global),
       note: (text) => scrub(text, global),
       reason: (text) => scrub(text, global),
     };
@@ -429,25 +508,27 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
    * which it extends; a session's `listed` is the list of every piece before, grown by what this one adds.
    */
   function redactWith(c: Cassette, all: Map<string, string>, listed?: GrowingList): Cassette {
-    const added: SecretEntry[] = [];
-    for (const i of c.interactions)
-      for (const [v, n] of secretsOf(i))
-        if (!all.has(v)) {
-          all.set(v, n);
-          added.push([v, n]);
-        }
-    const global = listed ? listed.grow(added) : scrubList(all);
-    return {
-      ...c,
-      meta: { ...c.meta, target: scrub(c.meta.target, global) },
-      interactions: c.interactions.map((i) => scrubInteraction(i, global)),
-    };
+    return parsing(() => {
+      const added: SecretEntry[] = [];
+      for (const i of c.interactions)
+        for (const [v, n] of secretsOf(i))
+          if (!all.has(v)) {
+            all.set(v, n);
+            added.push([v, n]);
+          }
+      const global = listed ? listed.grow(added) : scrubList(all);
+      return {
+        ...c,
+        meta: { ...c.meta, target: scrub(c.meta.target, global) },
+        interactions: c.interactions.map((i) => scrubInteraction(i, global)),
+      };
+    });
   }
 
   return {
     findSecrets(c) {
       const all = new Map<string, string>();
-      for (const i of c.interactions) for (const [v, n] of secretsOf(i)) if (!all.has(v)) all.set(v, n);
+      for (const i of c.interactions) for (const [v, n] of parsing(() => secretsOf(i))) if (!all.has(v)) all.set(v, n);
       return [...all].map(([value, kind]) => ({ value, kind }));
     },
     findShapes(text) {
@@ -481,7 +562,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
         // Learnt from the interaction as given, and in the form `before` gives it, so no copy is made to learn.
         learn(i) {
           const pairs: SecretPair[] = [];
-          for (const [v, n] of secretsOf(i)) {
+          for (const [v, n] of parsing(() => secretsOf(i))) {
             pairs.push([v, n]);
             const mapped = before?.text(v);
             if (mapped !== undefined) pairs.push([mapped, n]);
@@ -498,7 +579,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
         },
         scrub(i) {
           const scrubbing = scrubVisitor(global);
-          return visitInteraction(i, before ? composeVisitors(before.visitor, scrubbing) : scrubbing);
+          return parsing(() => visitInteraction(i, before ? composeVisitors(before.visitor, scrubbing) : scrubbing));
         },
         target(s) {
           return scrub(s, global);
@@ -522,9 +603,21 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   };
 }
 
-const stableJson = (v: unknown) => JSON.stringify(v);
 // Shared by every request that carries no secret: never added to (scrub lists are built new).
 const NO_SECRETS: [string, string][] = [];
+
+/** A stream of SSE items and what the secret rules find in its text. */
+interface Searched {
+  stream: StreamText;
+  findings: SecretFinding[];
+}
+
+/** Whether the items carry the same data under the same event types: the same stream text, split alike. */
+function sameStreamText(a: SseItem[], b: SseItem[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k]?.data !== b[k]?.data || a[k]?.event !== b[k]?.event) return false;
+  return true;
+}
 
 /** A value with the length and mix of a credential rather than a word (`Xq7…`, not `bearer`). */
 function looksRandom(value: string): boolean {

@@ -205,6 +205,21 @@ function allowed(lists: Allowlist[], secret: string, match: string, line: string
 
 const PLACEHOLDER_INSIDE = /<redacted:[a-z0-9_.-]+>/;
 
+/** Findings in `text`, left to right, overlapping ones merged into one span under the kind of the one starting first (the widest, at a tie). */
+export function mergeOverlapping(found: SecretFinding[], text: string): SecretFinding[] {
+  if (found.length < 2) return found;
+  // Widest first at each start, then drop whatever a kept finding covers.
+  found.sort((a, b) => a.start - b.start || b.end - a.end);
+  const merged: SecretFinding[] = [];
+  for (const f of found) {
+    const last = merged.at(-1);
+    if (last && f.start < last.end) {
+      if (f.end > last.end) merged[merged.length - 1] = { ...last, end: f.end, value: text.slice(last.start, f.end) };
+    } else merged.push(f);
+  }
+  return merged;
+}
+
 /** A set of secret rules: gitleaks' own, ours, and the patterns of a configuration. */
 export interface SecretRuleSet {
   /** Every secret in the text, left to right, overlapping findings merged into the widest. */
@@ -295,17 +310,7 @@ function buildSecretRules(patterns: readonly string[]): SecretRuleSet {
     find(text) {
       const found: SecretFinding[] = [];
       for (const r of candidates(text)) findWith(r, text, found);
-      if (found.length < 2) return found;
-      // Widest first at each start, then drop whatever a kept finding covers.
-      found.sort((a, b) => a.start - b.start || b.end - a.end);
-      const merged: SecretFinding[] = [];
-      for (const f of found) {
-        const last = merged.at(-1);
-        if (last && f.start < last.end) {
-          if (f.end > last.end) merged[merged.length - 1] = { ...last, end: f.end, value: text.slice(last.start, f.end) };
-        } else merged.push(f);
-      }
-      return merged;
+      return mergeOverlapping(found, text);
     },
   };
 }

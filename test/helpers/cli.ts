@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BENCH_BIN = fileURLToPath(new URL('../../bin/bench.js', import.meta.url));
@@ -120,4 +124,20 @@ export function benchUnderWrapper(args: string[]): WrappedBench {
     },
     ended: new Promise((resolve) => wrapper.stderr.on('close', () => resolve())),
   };
+}
+
+/**
+ * `bench proxy` recording `target` into a fresh folder's `name`, started by a wrapper (as `npx bench` is); `cleanups`
+ * gets what kills it, for the test's end.
+ */
+export async function benchProxyUnderWrapper(target: string, name: string, cleanups: (() => Promise<unknown>)[]) {
+  const dir = await mkdtemp(join(tmpdir(), 'tapedeck-proxy-'));
+  const file = join(dir, name);
+  const bench = benchUnderWrapper(['proxy', '--target', target, '--port', '0', '--cassette', file]);
+  cleanups.push(async () => {
+    if (existsSync(`/proc/${bench.wrapperPid}`)) process.kill(bench.wrapperPid, 'SIGKILL');
+    await bench.ended;
+  });
+  const url = (await bench.waitForStdout(/listening on (\S+)\n/))[1] as string;
+  return { file, url, bench };
 }

@@ -11,7 +11,7 @@ import { type Interaction, interactionPreparer, loadCassette, serializeCassette,
 import { startRecordingProxy } from '../../src/recorder/index.js';
 import { SaveAhead } from '../../src/recorder/save-ahead.js';
 import { Timeline } from '../../src/recorder/timeline.js';
-import { benchUnderWrapper } from '../helpers/cli.js';
+import { benchProxyUnderWrapper } from '../helpers/cli.js';
 import { sleep, startServer, type TestServer } from '../helpers/servers.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -40,19 +40,6 @@ async function echoingServer(): Promise<TestServer> {
   });
   cleanups.push(() => server.close());
   return server;
-}
-
-/** `bench proxy` recording `target` into a fresh folder's `name`, started by a wrapper (as `npx bench` is); killed at the end of the test. */
-async function benchProxyUnderWrapper(target: string, name: string) {
-  const dir = await mkdtemp(join(tmpdir(), 'tapedeck-save-ahead-'));
-  const file = join(dir, name);
-  const bench = benchUnderWrapper(['proxy', '--target', target, '--port', '0', '--cassette', file]);
-  cleanups.push(async () => {
-    if (existsSync(`/proc/${bench.wrapperPid}`)) process.kill(bench.wrapperPid, 'SIGKILL');
-    await bench.ended;
-  });
-  const url = (await bench.waitForStdout(/listening on (\S+)\n/))[1] as string;
-  return { file, url, bench };
 }
 
 describe('the save prepared while recording (decision 0012)', () => {
@@ -90,7 +77,7 @@ describe('the save prepared while recording (decision 0012)', () => {
 
   it('bench proxy stopped by its wrapper PID saves every exchange of curl clients, the late secret nowhere, in canonical bytes', async () => {
     const server = await echoingServer();
-    const { file, url, bench } = await benchProxyUnderWrapper(server.url, 'c.yaml');
+    const { file, url, bench } = await benchProxyUnderWrapper(server.url, 'c.yaml', cleanups);
     // Three curl clients at once, gzip asked for by one, then the token sent as a credential.
     await Promise.all(
       [['--compressed'], [], []].map(async (extra, c) => {
@@ -134,7 +121,7 @@ describe('the save prepared while recording (decision 0012)', () => {
       }
     });
     cleanups.push(() => server.close());
-    const { file, url, bench } = await benchProxyUnderWrapper(server.url, 'fresh.yaml');
+    const { file, url, bench } = await benchProxyUnderWrapper(server.url, 'fresh.yaml', cleanups);
     // Two curl clients at once, one asking for gzip, 60 requests each (one curl process per request).
     await Promise.all(
       [['--compressed'], []].map(async (extra, c) => {
@@ -152,7 +139,7 @@ describe('the save prepared while recording (decision 0012)', () => {
     expect(cassette.interactions.filter((i) => i.response?.encoding === 'gzip').length).toBe(60);
     // Each answer kept its shape, its keys replaced where they stood.
     for (const i of cassette.interactions) {
-      const json = (i.response?.body as { json?: { url?: string; api_key?: string; note?: string; download?: string } }).json;
+      const json = (i.response?.body as { json?: { url?: string; api_key?: string; note?: string; download?: string } } | undefined)?.json;
       expect(json?.url).toBe(i.request.path);
       expect(json?.api_key).toBe('<redacted:api_key>');
       expect(json?.note).toMatch(/^(?:first|the last key was <redacted:api_key>, now retired)$/);
