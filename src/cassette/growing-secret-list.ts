@@ -62,6 +62,11 @@ export class GrowingList {
     return this.list;
   }
 
+  /** The first position from `from` on where `text` ends in the start of a listed spelling (`minimum` characters or more); -1 if none. */
+  startedAt(text: string, from: number, minimum: number): number {
+    return this.index.startedAt(text, from, minimum);
+  }
+
   private listed(fresh: SecretEntry[], value: string, name: string): void {
     const entry: SecretEntry = [value, name];
     this.byValue.set(value, entry);

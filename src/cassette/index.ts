@@ -22,6 +22,7 @@ export {
   makeRedactor,
   type RedactionConfig,
   type Redactor,
+  type RedactorSession,
   redactCassette,
   redactionConfigSchema,
   redactionPlaceholder,

@@ -46,11 +46,8 @@ export interface Redactor {
   findShapes(text: string): { value: string; kind: string }[];
   /** A copy with every secret replaced, wherever it occurs. */
   cassette(c: Cassette): Cassette;
-  /**
-   * A redactor for pieces of one recording given in turn (the journal): each
-   * piece is scrubbed of the secrets found in it and in every piece before.
-   */
-  session(): (c: Cassette) => Cassette;
+  /** A redactor for pieces of one recording given in turn (the journal). */
+  session(): RedactorSession;
   /**
    * Two passes for a recording too big to copy whole: `learn` every
    * interaction, then `scrub` each (and `target`) of every secret learnt.
@@ -83,6 +80,20 @@ export interface Redactor {
     headers: Record<string, string | string[] | undefined>;
     body: string;
   };
+}
+
+/** Redaction of one recording given in pieces (the journal's windows). */
+export interface RedactorSession {
+  /**
+   * The piece scrubbed of the secrets found in it and in every piece before. `before` gives, for a stream's items,
+   * the items of that stream an earlier piece held: read again to find a secret split across both, never returned.
+   */
+  redact(c: Cassette, before?: (events: SseItem[]) => SseItem[] | undefined): Cassette;
+  /**
+   * Where a secret may have begun in these SSE items of one stream that items yet to come would finish: the index
+   * of the first item to hold back, `items.length` when none. `before` are the stream's items already given, read for context.
+   */
+  unfinishedFrom(items: SseItem[], before: SseItem[]): number;
 }
 
 /** A secret value and the name its placeholder gets. */
@@ -131,29 +142,45 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   // An SSE item's data is read to learn its secrets, to assemble its streams and to scrub it: within one pass
   // (`parsing`), each text is parsed once and each stream assembled and searched once, and both are shared, never changed.
   let parsedTexts: Map<string, unknown> | undefined;
+  /** Texts parsed by earlier passes (a journal session's recent ones), asked before parsing again; and those this pass parsed. */
+  let earlierTexts: Map<string, unknown> | undefined;
+  let freshTexts: string[] = [];
   let searchedStreams: Map<SseItem[], Searched[]> | undefined;
-  function parsing<T>(pass: () => T): T {
+  /** For a pass over a piece of a recording: a stream's items an earlier piece held (context for split secrets). */
+  let itemsBefore: ((events: SseItem[]) => SseItem[] | undefined) | undefined;
+  /**
+   * A pass. With `remembered`, texts earlier passes parsed are taken from it, and the short texts this one parsed
+   * are added to it (the journal reads a window's items to hold some back, to redact them, and as later windows' context).
+   */
+  function parsing<T>(pass: () => T, remembered?: Map<string, unknown>): T {
     if (parsedTexts) return pass();
     parsedTexts = new Map();
+    earlierTexts = remembered;
     searchedStreams = new Map();
     try {
       return pass();
     } finally {
+      if (remembered) for (const text of freshTexts) if (text.length <= REMEMBERED_TEXT) remembered.set(text, parsedTexts.get(text));
+      freshTexts = [];
       parsedTexts = undefined;
+      earlierTexts = undefined;
       searchedStreams = undefined;
+      itemsBefore = undefined;
     }
   }
   /** The text parsed, when it is JSON a cassette keeps as structure; undefined otherwise. */
   function jsonOf(text: string): unknown {
     let json = parsedTexts?.get(text);
     if (json !== undefined || parsedTexts?.has(text)) return json;
-    json = undefined;
-    if (looksLikeJson(text)) {
-      try {
-        json = JSON.parse(text);
-      } catch {
-        // Not JSON after all.
-      }
+    json = earlierTexts?.get(text);
+    if (json === undefined && !earlierTexts?.has(text)) {
+      if (earlierTexts) freshTexts.push(text);
+      if (looksLikeJson(text))
+        try {
+          json = JSON.parse(text);
+        } catch {
+          // Not JSON after all.
+        }
     }
     parsedTexts?.set(text, json);
     return json;
@@ -389,30 +416,56 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   }
 
   /**
-   * The items' streams, each with what the rules find in its text; once per list of items within a pass, which
-   * runs to its end before a live recording adds an item (never across passes: the list may have grown by then).
+   * The streams of `before` and the items, each with what the rules find in its text; once per list of items
+   * within a pass, which runs to its end before a live recording adds an item (never across passes: the list may
+   * have grown by then).
    */
-  function searched(events: SseItem[]): Searched[] {
+  function searched(events: SseItem[], before: SseItem[]): Searched[] {
     let streams = searchedStreams?.get(events);
     if (!streams) {
-      streams = streamTexts(events, jsonOf).map((stream) => ({ stream, findings: rules.find(stream.text) }));
+      const all = before.length > 0 ? [...before, ...events] : events;
+      streams = streamTexts(all, jsonOf).map((stream) => ({ stream, findings: rules.find(stream.text) }));
       searchedStreams?.set(events, streams);
     }
     return streams;
   }
 
   /**
-   * The items with every secret split across them cut out: what the rules find, and the secrets already known
-   * (a token from a header that a model spells out in pieces). `original` is the items before `events` were scrubbed one by one.
+   * The items with every secret split across them cut out, before each is scrubbed alone (which could replace the
+   * part of a secret one item holds and leave the rest): what the rules find, and the secrets already known (a
+   * token from a header that a model spells out in pieces).
    */
-  function scrubSplit(events: SseItem[], original: SseItem[], secrets: [string, string][]): SseItem[] {
+  function scrubSplit(events: SseItem[], secrets: [string, string][]): SseItem[] {
+    const before = itemsBefore?.(events) ?? NO_ITEMS;
     const found: { stream: StreamText; finding: SecretFinding }[] = [];
-    for (const { stream, findings } of searched(sameStreamText(events, original) ? original : events)) {
+    for (const { stream, findings } of searched(events, before)) {
       const known = knownIn(stream.text, secrets);
-      for (const finding of spanning(stream, known.length > 0 ? mergeOverlapping([...findings, ...known], stream.text) : findings))
-        found.push({ stream, finding });
+      const all = known.length > 0 ? mergeOverlapping([...findings, ...known], stream.text) : findings;
+      // Left to the scrub of each item: what the rules or the list find in an item alone.
+      const alone = (text: string) => (known.length > 0 ? [...findingsOf(text), ...knownIn(text, secrets)] : findingsOf(text));
+      for (const finding of spanning(stream, all, alone)) found.push({ stream, finding });
     }
-    return cutSpanning(events, jsonOf, found, redactionPlaceholder);
+    if (found.length === 0) return events;
+    if (before.length === 0) return cutSpanning(events, jsonOf, found, redactionPlaceholder);
+    return cutSpanning([...before, ...events], jsonOf, found, redactionPlaceholder, before.length).slice(before.length);
+  }
+
+  /**
+   * The first character of `text` from which a secret may be unfinished: an open private-key block, a finding the
+   * rules make of the text's end followed by more of a credential, the start of a known secret. -1 when none.
+   */
+  function unfinishedAt(text: string, listed: GrowingList): number {
+    const block = text.lastIndexOf('-----BEGIN');
+    if (block !== -1 && !BLOCK_END.test(text.slice(block))) return block;
+    const from = Math.max(0, text.length - UNFINISHED_WITHIN);
+    const tail = text.slice(from);
+    let at = -1;
+    for (const more of CREDENTIAL_TAILS)
+      for (const f of rules.find(tail + more))
+        if (f.start < tail.length && f.end > tail.length && (at === -1 || f.start < at)) at = f.start;
+    const known = listed.startedAt(tail, 0, MIN_UNFINISHED);
+    if (known !== -1 && (at === -1 || known < at)) at = known;
+    return at === -1 ? -1 : from + at;
   }
 
   /** Where each secret of the list stands in the text, as findings named as the secret's placeholder is. */
@@ -436,7 +489,8 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       if (e.data) collectText(found, e.data);
       for (const field of [e.id, e.event, e.comment]) if (field) collectFindings(found, field);
     }
-    for (const { stream, findings } of searched(events)) for (const f of spanning(stream, findings)) collect(found, f.kind, f.value);
+    for (const { stream, findings } of searched(events, itemsBefore?.(events) ?? NO_ITEMS))
+      for (const f of spanning(stream, findings, findingsOf)) collect(found, f.kind, f.value);
     for (const fr of i.response?.websocket?.frames ?? []) {
       if (fr.json !== undefined) collectJson(found, fr.json);
       if (fr.text !== undefined) collectText(found, fr.text);
@@ -493,7 +547,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       header: (name, value) => scrubHeader(name, value, global),
       body: (body) => scrubBody(body, global),
       event: (e) => scrubEvent(e, global),
-      events: (events, original) => scrubSplit(events, original, global),
+      events: (events) => scrubSplit(events, global),
       note: (text) => scrub(text, global),
       reason: (text) => scrub(text, global),
     };
@@ -507,8 +561,15 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
    * Scrubs a cassette of the secrets found in it and of those already in `all`,
    * which it extends; a session's `listed` is the list of every piece before, grown by what this one adds.
    */
-  function redactWith(c: Cassette, all: Map<string, string>, listed?: GrowingList): Cassette {
+  function redactWith(
+    c: Cassette,
+    all: Map<string, string>,
+    listed?: GrowingList,
+    remembered?: Map<string, unknown>,
+    before?: (events: SseItem[]) => SseItem[] | undefined,
+  ): Cassette {
     return parsing(() => {
+      itemsBefore = before;
       const added: SecretEntry[] = [];
       for (const i of c.interactions)
         for (const [v, n] of secretsOf(i))
@@ -522,7 +583,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
         meta: { ...c.meta, target: scrub(c.meta.target, global) },
         interactions: c.interactions.map((i) => scrubInteraction(i, global)),
       };
-    });
+    }, remembered);
   }
 
   return {
@@ -541,7 +602,34 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     session() {
       const known = new Map<string, string>();
       const listed = new GrowingList(spellingsOf, MIN_GLOBAL, redactionPlaceholder);
-      return (c) => redactWith(c, known, listed);
+      // Texts parsed lately: a window's items are read to look for unfinished secrets and then redacted, and
+      // read again as the next windows' context. Kept for the latest texts only, as a recording goes on for hours.
+      const recent = new Map<string, unknown>();
+      const forget = () => {
+        for (const text of recent.keys()) {
+          if (recent.size <= RECENT_TEXTS) break;
+          recent.delete(text);
+        }
+      };
+      return {
+        redact(c, before) {
+          const out = redactWith(c, known, listed, recent, before);
+          forget();
+          return out;
+        },
+        unfinishedFrom: (items, before) =>
+          parsing(() => {
+            let from = items.length;
+            for (const { pieces, text } of streamTexts([...before, ...items], jsonOf, 1)) {
+              const at = unfinishedAt(text, listed);
+              if (at === -1) continue;
+              // The item holding that character, or the first new one when an item already given holds it.
+              const piece = pieces.find((p) => p.start + p.value.length > at) as (typeof pieces)[number];
+              from = Math.min(from, Math.max(0, piece.event - before.length));
+            }
+            return from;
+          }, recent),
+      };
     },
     twoPass(before) {
       const all = new Map<string, string>();
@@ -603,20 +691,29 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   };
 }
 
+// A stream with no items before it; never added to.
+const NO_ITEMS: SseItem[] = [];
 // Shared by every request that carries no secret: never added to (scrub lists are built new).
 const NO_SECRETS: [string, string][] = [];
+
+// How many parsed texts a session keeps for the next windows (more than a window's context of every open stream),
+// and the longest it keeps: SSE data, not bodies.
+const RECENT_TEXTS = 4096;
+const REMEMBERED_TEXT = 4096;
+// How far back from a stream's end a secret still being streamed is looked for, and the shortest start of a known
+// one held back (three characters of a secret tell nothing).
+const UNFINISHED_WITHIN = 256;
+const MIN_UNFINISHED = 4;
+// The whole end line of a PEM block: until it has come, the block is open.
+const BLOCK_END = /-----END[ A-Za-z0-9_-]{0,100}-----/;
+// What the rest of a credential may look like: mixed-case letters and digits, or hex. A finding of the rules
+// that runs from a stream's end into one of these is a credential that may not be over yet.
+const CREDENTIAL_TAILS = ['Aa0Bb1Cc2Dd3Ee4Ff5Gg6Hh7Ii8Jj9Kk0Ll1Mm2Nn3Oo4Pp5', '0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f'];
 
 /** A stream of SSE items and what the secret rules find in its text. */
 interface Searched {
   stream: StreamText;
   findings: SecretFinding[];
-}
-
-/** Whether the items carry the same data under the same event types: the same stream text, split alike. */
-function sameStreamText(a: SseItem[], b: SseItem[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k]?.data !== b[k]?.data || a[k]?.event !== b[k]?.event) return false;
-  return true;
 }
 
 /** A value with the length and mix of a credential rather than a word (`Xq7…`, not `bearer`). */

@@ -92,6 +92,24 @@ export class SecretIndex {
     return [...new Set([...(hits ?? []), ...this.always])].sort(this.compare);
   }
 
+  /**
+   * The first position from `from` on where the rest of `text`, `minimum` characters or more, is the start of an
+   * entry and not all of it: a secret whose remainder has yet to come. -1 when there is none.
+   */
+  startedAt(text: string, from: number, minimum: number): number {
+    const { filter, byStart } = this;
+    for (let i = Math.max(0, from); i + minimum <= text.length; i++) {
+      const rest = text.length - i;
+      const c0 = text.charCodeAt(i);
+      const c1 = text.charCodeAt(i + 1);
+      if (filter[pairHash(c0, c1)] !== 0)
+        for (const entry of byStart.get(pairKey(c0, c1)) ?? NONE)
+          if (entry[0].length > rest && entry[0].startsWith(text.slice(i))) return i;
+      for (const entry of this.always) if (entry[0].length > rest && entry[0].startsWith(text.slice(i))) return i;
+    }
+    return -1;
+  }
+
   // A scrub writes placeholders into the text: an entry that could then appear across or inside one must be
   // asked every time, as a loop over the whole list would find it there.
   private mayBeWritten(value: string): boolean {

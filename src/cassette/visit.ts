@@ -13,8 +13,8 @@ export interface InteractionVisitor {
   /** Request and response bodies, and each WebSocket frame's payload. */
   body?: ((body: Body) => Body) | undefined;
   event?: ((event: SseItem) => SseItem) | undefined;
-  /** A response's SSE items as a whole, after `event` has seen each; `original` is the items as they came in. */
-  events?: ((events: SseItem[], original: SseItem[]) => SseItem[]) | undefined;
+  /** A response's SSE items as a whole, before `event` sees each (a secret split across items is whole only here). */
+  events?: ((events: SseItem[]) => SseItem[]) | undefined;
   /** A WebSocket close frame's reason. */
   reason?: ((text: string) => string) | undefined;
   /** Free text the recorder wrote: a failure's message. */
@@ -26,8 +26,8 @@ function mapHeaders(headers: Headers, f: (name: string, value: string) => string
 }
 
 function mapEvents(events: SseItem[], v: InteractionVisitor): SseItem[] {
-  const each = v.event ? events.map((e) => (v.event as (e: SseItem) => SseItem)(e)) : events;
-  return v.events ? v.events(each, events) : each;
+  const whole = v.events ? v.events(events) : events;
+  return v.event ? whole.map((e) => (v.event as (e: SseItem) => SseItem)(e)) : whole;
 }
 
 /** The interaction with every visited place replaced by what the visitor returns; the input is never changed. */
@@ -95,12 +95,11 @@ export function mapJsonStrings(
 export function composeVisitors(first: InteractionVisitor, then: InteractionVisitor): InteractionVisitor {
   const both = <T>(a: ((x: T) => T) | undefined, b: ((x: T) => T) | undefined) => (a && b ? (x: T) => b(a(x)) : (a ?? b));
   const [h1, h2] = [first.header, then.header];
-  const [e1, e2] = [first.events, then.events];
   return {
     path: both(first.path, then.path),
     body: both(first.body, then.body),
     event: both(first.event, then.event),
-    events: e1 && e2 ? (events, original) => e2(e1(events, original), original) : (e1 ?? e2),
+    events: both(first.events, then.events),
     note: both(first.note, then.note),
     reason: both(first.reason, then.reason),
     header: h1 && h2 ? (name, value) => h2(name, h1(name, value)) : (h1 ?? h2),

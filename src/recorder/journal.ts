@@ -12,6 +12,7 @@ import {
   makeRedactor,
   portableInteraction,
   type RedactionConfig,
+  type RedactorSession,
   type SseItem,
   type StreamEnd,
   type Timing,
@@ -19,6 +20,7 @@ import {
 } from '../cassette/index.js';
 import { TapedeckError } from '../errors.js';
 import { storedBody } from './body-buffer.js';
+import { StreamTails } from './stream-tails.js';
 import { wakeAfter } from './wake-up.js';
 
 /** Where the journal of a recording bound for `cassette` lives: beside it, so a crash leaves it in plain sight. */
@@ -79,11 +81,14 @@ const SLICE_MS = 1;
  * killed at any moment leaves everything but the last instants on disk.
  */
 export class JournalWriter {
-  private queue: JournalEntry[] = [];
+  private queue: (JournalEntry | Flushed)[] = [];
   private cancelWake: (() => void) | undefined;
   private batching = false;
   private writing: Promise<void> = Promise.resolve();
-  private readonly redact: (c: Cassette) => Cassette;
+  private readonly redact: RedactorSession;
+  /** Each stream's last items, held while a secret may have begun there (`StreamTails`). */
+  private readonly tails: StreamTails;
+  private closing = false;
   /** Built once: reading the machine's folders and compiling their patterns per entry was most of a small exchange's cost. */
   private readonly portable: (i: Interaction) => Interaction;
   private failed: Error | undefined;
@@ -95,6 +100,7 @@ export class JournalWriter {
     redact: RedactionConfig | undefined,
   ) {
     this.redact = makeRedactor(redact).session();
+    this.tails = new StreamTails((items, before) => this.redact.unfinishedFrom(items, before));
     this.portable = portableInteraction(folders);
   }
 
@@ -158,7 +164,7 @@ export class JournalWriter {
         // a request that arrives meanwhile waits for one slice, not for a whole window's worth of exchanges.
         let text = '';
         let until = performance.now() + SLICE_MS;
-        for (const e of coalesceEvents(batch)) {
+        for (const e of this.withHeldItems(coalesceEvents(batch))) {
           text += `${JSON.stringify(this.clean(e))}\n`;
           if (performance.now() < until) continue;
           await this.handle.write(text);
@@ -181,7 +187,13 @@ export class JournalWriter {
 
   /** Flushes and closes the file, leaving it on disk. */
   async close(): Promise<void> {
+    // Nothing more will come to finish a held stream: its items are written as they are.
+    this.closing = true;
     await this.flush();
+    if (this.tails.holding().length > 0) {
+      this.queue.push(...this.tails.holding().map((seq): Flushed => ({ k: 'events', seq, items: [] })));
+      await this.flush();
+    }
     await this.handle.close().catch(() => {});
   }
 
@@ -191,16 +203,27 @@ export class JournalWriter {
     await rm(this.file, { force: true });
   }
 
+  /**
+   * The entries with each stream's items held back while a secret may have begun in them, and written, with
+   * their context, once the next items finish it or the stream ends.
+   */
+  private *withHeldItems(entries: Flushed[]): Generator<Cleanable> {
+    for (const e of entries) {
+      if (e.k === 'events' || e.k === 'end') {
+        // Made portable once, as they come: held or read again as context, they stay so.
+        const items = e.k === 'events' ? (this.portable(streamOf(e.seq, e.items)).response?.stream?.events ?? []) : [];
+        const { write, before } = this.tails.next(e.seq, items, e.k === 'end' || this.closing);
+        if (write.length > 0) yield { k: 'events', seq: e.seq, items: write, before };
+        if (e.k === 'events') continue;
+      }
+      yield e;
+    }
+  }
+
   /** The entry as it may reach disk: placeholders in, secrets out, through the same passes as the cassette. */
-  private clean(e: Exclude<JournalEntry, { k: 'event' }> | { k: 'events'; seq: number; items: SseItem[] }): JournalRecord {
-    const one = (i: Omit<Interaction, 'seq' | 'timing'> & Partial<Interaction>): Interaction => {
-      const c: Cassette = {
-        version: CASSETTE_VERSION,
-        meta: { recorder: '', target: '', recordedAt: '' },
-        interactions: [this.portable({ seq: e.seq, timing: { start: 0 }, ...i } as Interaction)],
-      };
-      return this.redact(c).interactions[0] as Interaction;
-    };
+  private clean(e: Cleanable): JournalRecord {
+    const one = (i: Omit<Interaction, 'seq' | 'timing'> & Partial<Interaction>): Interaction =>
+      this.redact.redact(pieceOf(this.portable({ seq: e.seq, timing: { start: 0 }, ...i } as Interaction))).interactions[0] as Interaction;
     const blank = { method: 'GET', path: '/', headers: {} };
     switch (e.k) {
       case 'open':
@@ -212,8 +235,11 @@ export class JournalWriter {
       case 'response':
         return { ...e, headers: one({ request: blank, response: { status: e.status, headers: e.headers } }).response?.headers ?? {} };
       case 'events': {
-        const cleaned = one({ request: blank, response: { status: 200, headers: {}, stream: { events: e.items, end: 'server-closed' } } });
-        return { ...e, items: cleaned.response?.stream?.events ?? e.items };
+        // Items made portable already; read after those written last (context, not written again), so a secret
+        // begun there is cut from these too.
+        const { items, before } = e;
+        const cleaned = this.redact.redact(pieceOf(streamOf(e.seq, items)), (events) => (events === items ? before : undefined));
+        return { k: 'events', seq: e.seq, items: cleaned.interactions[0]?.response?.stream?.events ?? items };
       }
       case 'frame': {
         const cleaned = one({
@@ -245,9 +271,29 @@ export class JournalWriter {
   }
 }
 
+/** One interaction as the piece of a recording the redactor's session takes. */
+const pieceOf = (i: Interaction): Cassette => ({
+  version: CASSETTE_VERSION,
+  meta: { recorder: '', target: '', recordedAt: '' },
+  interactions: [i],
+});
+
+/** SSE items as the one stream of an interaction, for the passes that clean a whole interaction. */
+const streamOf = (seq: number, events: SseItem[]): Interaction => ({
+  seq,
+  timing: { start: 0 },
+  request: { method: 'GET', path: '/', headers: {} },
+  response: { status: 200, headers: {}, stream: { events, end: 'server-closed' } },
+});
+
+/** An entry as a flush takes it: runs of `event` entries of one stream as one `events` entry. */
+type Flushed = Exclude<JournalEntry, { k: 'event' }> | { k: 'events'; seq: number; items: SseItem[] };
+/** An entry ready to clean: a stream's items come with those written last before them, as context. */
+type Cleanable = Exclude<Flushed, { k: 'events' }> | { k: 'events'; seq: number; items: SseItem[]; before: SseItem[] };
+
 /** Runs of `event` entries of one stream become one `events` entry, so a flush cleans each run once. */
-function coalesceEvents(batch: JournalEntry[]): (Exclude<JournalEntry, { k: 'event' }> | { k: 'events'; seq: number; items: SseItem[] })[] {
-  const out: (Exclude<JournalEntry, { k: 'event' }> | { k: 'events'; seq: number; items: SseItem[] })[] = [];
+function coalesceEvents(batch: (JournalEntry | Flushed)[]): Flushed[] {
+  const out: Flushed[] = [];
   for (const e of batch) {
     if (e.k !== 'event') {
       out.push(e);

@@ -9,7 +9,6 @@ import {
   encodeBody,
   loadCassette,
   makePortable,
-  makeRedactor,
   parseCassette,
   portablePass,
   redactCassette,
@@ -64,11 +63,12 @@ describe('cassette save and load', () => {
       fc.property(bytesArb, (bytes) => {
         const body = encodeBody(bytes);
         const back = body === undefined ? Buffer.alloc(0) : decodeBody(parseCassetteBody(body));
-        // Random JSON can name a field as secrets are named (`{"SIG": 0}`, found by a run on a random seed): saving
-        // redacts it, as it must. Everything else comes back byte for byte.
-        if (body === undefined || makeRedactor().findSecrets(cassetteWithBody(body)).length === 0)
+        // Random JSON can name a field as secrets are named (`{"SIG": 0}`, `{"Pwd": [0]}`, found by runs on random
+        // seeds): saving redacts it, as it must, and a placeholder shows where. Anything else comes back byte for byte.
+        const redacted = body && redactCassette(cassetteWithBody(body)).interactions[0]?.request.body;
+        if (body === undefined || JSON.stringify(redacted) === JSON.stringify(body))
           expect(Buffer.compare(back, Buffer.from(bytes))).toBe(0);
-        else expect(back.toString('latin1')).toContain('<redacted:');
+        else expect(JSON.stringify(redacted)).toContain('<redacted:');
       }),
       { numRuns: 500 },
     );

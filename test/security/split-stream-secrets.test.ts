@@ -1,11 +1,14 @@
-import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Cassette, type Interaction, loadCassette, makeRedactor, redactCassette, type SseItem } from '../../src/cassette/index.js';
-import { benchProxyUnderWrapper } from '../helpers/cli.js';
+import { benchProxyUnderWrapper, runBench, startBench } from '../helpers/cli.js';
 import { sleep, startServer } from '../helpers/servers.js';
+import { cutInto, piecesOf, prose, spokenSecret } from '../helpers/spelt-secrets.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -20,9 +23,9 @@ const streamOf = (events: SseItem[], seq = 2): Interaction => ({
   response: { status: 200, headers: { 'content-type': 'text/event-stream' }, stream: { events, end: 'server-closed' } },
   timing: { start: 0 },
 });
-const withCredential = (token: string): Interaction => ({
+const withCredential = (authorization: string): Interaction => ({
   seq: 1,
-  request: { method: 'POST', path: '/login', headers: { authorization: `Bearer ${token}` } },
+  request: { method: 'POST', path: '/login', headers: { authorization } },
   response: { status: 204, headers: {} },
   timing: { start: 0 },
 });
@@ -37,18 +40,11 @@ const streamText = (i: Interaction | undefined, event = 'delta') =>
     .map((e) => JSON.parse(e.data ?? '{}').delta)
     .join('');
 
-// A credential no rule knows by shape: only its place (an Authorization header) makes it a secret.
-const ALNUM = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-const token = fc.array(fc.constantFrom(...ALNUM), { minLength: 16, maxLength: 28 }).map((a) => `T${a.join('')}`);
-const prose = fc.array(fc.stringMatching(/^[a-z]{1,6}$/), { minLength: 1, maxLength: 4 }).map((w) => w.join(' '));
-
-/** The token spelt out in pieces after `before` and before `after`, other events interleaved. */
+/** The secret spelt out in pieces after `before` and before `after`, other events interleaved. */
 const spelt = fc
-  .tuple(token, prose, prose, fc.array(fc.nat(), { minLength: 1, maxLength: 4 }), fc.array(fc.boolean(), { maxLength: 8 }))
+  .tuple(spokenSecret, prose, prose, fc.array(fc.nat(), { minLength: 1, maxLength: 4 }), fc.array(fc.boolean(), { maxLength: 8 }))
   .map(([secret, before, after, cuts, others]) => {
-    const at = [...new Set(cuts.map((c) => 1 + (c % (secret.length - 1))))].sort((a, b) => a - b);
-    const pieces = [0, ...at].map((from, k) => secret.slice(from, at[k] ?? secret.length));
-    const texts = [`${before} ${pieces[0]}`, ...pieces.slice(1, -1), `${pieces.at(-1)} ${after}`];
+    const texts = cutInto(`${before} ${secret.text} ${after}`, cuts);
     const events: SseItem[] = [];
     texts.forEach((t, k) => {
       events.push(delta(t, k * 2));
@@ -56,6 +52,42 @@ const spelt = fc
     });
     return { secret, before, after, events };
   });
+
+/** The text keeps its words around one placeholder, and no four characters of the secret's random part. */
+function expectRedacted(text: string, { secret, before, after }: { secret: { random: string }; before: string; after: string }) {
+  expect(text.startsWith(`${before} `)).toBe(true);
+  expect(text.endsWith(` ${after}`)).toBe(true);
+  expect(text).toMatch(/<redacted:[a-z0-9_.-]+>/);
+  for (const piece of piecesOf(secret.random)) expect(text).not.toContain(piece);
+}
+
+const SECRET = 'TQ7ZX2MPK9RWN4BV8HJD';
+
+/**
+ * A server that streams the credential of each request's Authorization header back four characters an event,
+ * `pauseMs` apart (as a model streams tokens, across the recorder's windows); `spelt` resolves once it has.
+ */
+async function spellingServer({ pauseMs, keepOpen }: { pauseMs: number; keepOpen: boolean }) {
+  let told!: () => void;
+  const spelt = new Promise<void>((resolve) => {
+    told = resolve;
+  });
+  const server = await startServer(async (req, res) => {
+    const credential = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+    const send = (delta: string) => res.write(`event: delta\ndata: ${JSON.stringify({ delta })}\n\n`);
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    send('your key is ');
+    for (let k = 0; k < credential.length; k += 4) {
+      send(credential.slice(k, k + 4));
+      await sleep(pauseMs);
+    }
+    send(', keep it safe');
+    told();
+    if (!keepOpen) res.end();
+  });
+  cleanups.push(() => server.close());
+  return { server, spelt };
+}
 
 describe('secrets a model streams in pieces', () => {
   it('are searched for again in a stream that grew after it was learnt', () => {
@@ -68,22 +100,23 @@ describe('secrets a model streams in pieces', () => {
     expect(streamText(pass.scrub(live))).toBe('here is the key <redacted:api-key> done');
   });
 
-  it('a credential the client sent, spelt out by the model in pieces, is cut from every piece: whole cassette, two passes, session', () => {
+  it('a secret spelt out in pieces is cut from every piece: whole cassette, two passes, session', () => {
     fc.assert(
-      fc.property(spelt, ({ secret, before, after, events }) => {
-        const expected = `${before} <redacted:authorization> ${after}`;
-        const c = cassetteOf([withCredential(secret), streamOf(events)]);
+      fc.property(spelt, (example) => {
+        const { secret, events } = example;
+        const first: Interaction[] = secret.header ? [withCredential(secret.header)] : [];
+        const c = cassetteOf([...first, streamOf(events)]);
         // The whole cassette at once (a save).
-        expect(streamText(redactCassette(c).interactions[1])).toBe(expected);
+        expectRedacted(streamText(redactCassette(c).interactions.at(-1)), example);
         // Learnt interaction by interaction, then scrubbed (the save-ahead and the streaming save).
         const pass = makeRedactor().twoPass();
         for (const i of c.interactions) pass.learn(i);
-        expect(streamText(pass.scrub(c.interactions[1] as Interaction))).toBe(expected);
+        expectRedacted(streamText(pass.scrub(c.interactions.at(-1) as Interaction)), example);
         // Piece by piece, the credential first (the journal).
         const session = makeRedactor().session();
-        session(cassetteOf([withCredential(secret)]));
-        const cleaned = session(cassetteOf([streamOf(events)])).interactions[0];
-        expect(streamText(cleaned)).toBe(expected);
+        if (first.length > 0) session.redact(cassetteOf(first));
+        const cleaned = session.redact(cassetteOf([streamOf(events)])).interactions[0];
+        expectRedacted(streamText(cleaned), example);
         // Nothing else changed: the other events are as they were.
         expect(streamText(cleaned, 'status')).toBe(streamText(streamOf(events), 'status'));
       }),
@@ -92,27 +125,44 @@ describe('secrets a model streams in pieces', () => {
   });
 
   it('bench proxy under a wrapper saves no piece of a credential a curl client sent and the server streamed back in pieces', async () => {
-    const secret = 'TQ7ZX2MPK9RWN4BV8HJD';
-    const server = await startServer(async (req, res) => {
-      const credential = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.write(`event: delta\ndata: ${JSON.stringify({ delta: 'your key is ' })}\n\n`);
-      // Four characters an event, paced across the recorder's windows, as a model streams tokens.
-      for (let k = 0; k < credential.length; k += 4) {
-        res.write(`event: delta\ndata: ${JSON.stringify({ delta: credential.slice(k, k + 4) })}\n\n`);
-        await sleep(15);
-      }
-      res.end(`event: delta\ndata: ${JSON.stringify({ delta: ', keep it safe' })}\n\n`);
-    });
-    cleanups.push(() => server.close());
+    const { server } = await spellingServer({ pauseMs: 15, keepOpen: false });
     const { file, url, bench } = await benchProxyUnderWrapper(server.url, 'spelt.yaml', cleanups);
-    const { stdout } = await promisify(execFile)('curl', ['-sSN', '--compressed', '-H', `Authorization: Bearer ${secret}`, `${url}/chat`]);
-    expect(stdout).toContain(secret.slice(0, 4));
+    const { stdout } = await promisify(execFile)('curl', ['-sSN', '--compressed', '-H', `Authorization: Bearer ${SECRET}`, `${url}/chat`]);
+    expect(stdout).toContain(SECRET.slice(0, 4));
     process.kill(bench.wrapperPid, 'SIGKILL');
     await bench.ended;
     const text = await readFile(file, 'utf8');
-    for (let k = 0; k + 4 <= secret.length; k += 4) expect(text).not.toContain(secret.slice(k, k + 4));
+    for (let k = 0; k + 4 <= SECRET.length; k += 4) expect(text).not.toContain(SECRET.slice(k, k + 4));
     const cassette = await loadCassette(file);
     expect(streamText(cassette.interactions[0])).toBe('your key is <redacted:authorization>, keep it safe');
+  }, 60_000);
+
+  it('bench proxy killed mid-stream leaves a journal with no piece of the credential, and bench recover saves it as one placeholder', async () => {
+    // 30 ms apart: every piece in a journal window of its own; the stream stays open, as the recorder dies first.
+    const { server, spelt } = await spellingServer({ pauseMs: 30, keepOpen: true });
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-killed-'));
+    const file = join(dir, 'killed.yaml');
+    const bench = await startBench(['proxy', '--target', server.url, '--port', '0', '--cassette', file]);
+    cleanups.push(async () => {
+      if (bench.child.exitCode === null) bench.child.kill('SIGKILL');
+      await bench.exit();
+    });
+    const client = spawn('curl', ['-sSN', '-H', `Authorization: Bearer ${SECRET}`, `${bench.url}/chat`], { stdio: 'ignore' });
+    cleanups.push(async () => {
+      client.kill('SIGKILL');
+    });
+    await spelt;
+    // Two journal windows and more, then the crash.
+    await sleep(150);
+    bench.child.kill('SIGKILL');
+    await bench.exit();
+    const journal = await readFile(`${file}.journal`, 'utf8');
+    for (let k = 0; k + 4 <= SECRET.length; k += 4) expect(journal).not.toContain(SECRET.slice(k, k + 4));
+    expect(journal).toContain('keep it safe');
+    const recovered = await runBench(['recover', file]);
+    expect(recovered.code).toBe(0);
+    const cassette = await loadCassette(file);
+    expect(streamText(cassette.interactions[0])).toBe('your key is <redacted:authorization>, keep it safe');
+    expect(cassette.interactions[0]?.response?.stream?.end).toBe('broken');
   }, 60_000);
 });
