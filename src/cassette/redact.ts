@@ -269,6 +269,9 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
    * everywhere else only when it looks like a credential, not a word; the name
    * of a scheme under `auth` (`"type": "bearer"`) is kept, as clients read it.
    */
+  // Set while `findSecrets` looks: it reports every leaf a scrub replaces, the deeper ones too.
+  let everyNamedLeaf = false;
+
   function collectJson(found: Map<string, string>, value: unknown, under?: string, nested = false): void {
     if (Array.isArray(value)) for (const v of value) collectJson(found, v, under, under !== undefined);
     else if (value && typeof value === 'object') {
@@ -280,8 +283,8 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     } else if (typeof value === 'string') {
       if (under === undefined) collectFindings(found, value);
       else if (isSchemeName(under, value)) return;
-      else if (!nested || looksRandom(value)) collect(found, under, value);
-    } else if (typeof value === 'number' && under !== undefined && !nested) collect(found, under, String(value));
+      else if (!nested || everyNamedLeaf || looksRandom(value)) collect(found, under, value);
+    } else if (typeof value === 'number' && under !== undefined && (!nested || everyNamedLeaf)) collect(found, under, String(value));
   }
 
   function collectText(found: Map<string, string>, text: string): void {
@@ -341,7 +344,8 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     }
     if (typeof value === 'string') {
       if (under === undefined) return scrub(value, secrets);
-      return PLACEHOLDER.test(value) || isSchemeName(under, value) ? value : redactionPlaceholder(under);
+      // An empty value hides nothing: kept, as a client may test for it.
+      return value === '' || PLACEHOLDER.test(value) || isSchemeName(under, value) ? value : redactionPlaceholder(under);
     }
     if (typeof value === 'number' && under !== undefined) return redactionPlaceholder(under);
     return value;
@@ -589,7 +593,12 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   return {
     findSecrets(c) {
       const all = new Map<string, string>();
-      for (const i of c.interactions) for (const [v, n] of parsing(() => secretsOf(i))) if (!all.has(v)) all.set(v, n);
+      everyNamedLeaf = true;
+      try {
+        for (const i of c.interactions) for (const [v, n] of parsing(() => secretsOf(i))) if (!all.has(v)) all.set(v, n);
+      } finally {
+        everyNamedLeaf = false;
+      }
       return [...all].map(([value, kind]) => ({ value, kind }));
     },
     findShapes(text) {

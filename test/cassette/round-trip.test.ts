@@ -9,6 +9,7 @@ import {
   encodeBody,
   loadCassette,
   makePortable,
+  makeRedactor,
   parseCassette,
   portablePass,
   redactCassette,
@@ -64,11 +65,10 @@ describe('cassette save and load', () => {
         const body = encodeBody(bytes);
         const back = body === undefined ? Buffer.alloc(0) : decodeBody(parseCassetteBody(body));
         // Random JSON can name a field as secrets are named (`{"SIG": 0}`, `{"Pwd": [0]}`, found by runs on random
-        // seeds): saving redacts it, as it must, and a placeholder shows where. Anything else comes back byte for byte.
-        const redacted = body && redactCassette(cassetteWithBody(body)).interactions[0]?.request.body;
-        if (body === undefined || JSON.stringify(redacted) === JSON.stringify(body))
+        // seeds): saving redacts it, as it must, and scanning reports it. Everything else comes back byte for byte.
+        if (body === undefined || makeRedactor().findSecrets(cassetteWithBody(body)).length === 0)
           expect(Buffer.compare(back, Buffer.from(bytes))).toBe(0);
-        else expect(JSON.stringify(redacted)).toContain('<redacted:');
+        else expect(back.toString('latin1')).toContain('<redacted:');
       }),
       { numRuns: 500 },
     );

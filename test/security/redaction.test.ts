@@ -161,7 +161,7 @@ describe('bench scan', () => {
     expect(r.code).toBe(0);
   });
 
-  it('finds every secret planted in 29 files, however it is spelled, wherever it hides, and warns on a broken cassette', async () => {
+  it('finds every secret planted in 31 files, however it is spelled, wherever it hides, and warns on a broken cassette', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'tapedeck-scan-planted-'));
     const { mkdir } = await import('node:fs/promises');
     await mkdir(join(dir, '.hidden', 'deeper'), { recursive: true });
@@ -205,6 +205,9 @@ describe('bench scan', () => {
       ['stripe.yaml', `sse:\n  - event: "charge sk_live_4eC39HqLyjWDarjtT1zdp7dc"\n`],
       ['pem.yaml', `key: "-----BEGIN PRIVATE KEY-----\\n${'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC'.repeat(3)}\\n-----END PRIVATE KEY-----"\n`],
       ['dsn.yaml', `reason: "postgres://app:hunter2pw@db:5432/main"\n`],
+      // Plain words under a secret name, deeper than the name itself: a save replaces them, so scan reports them.
+      ['nested-password.yaml', cassette(`{json: {"password": ["hunter2"]}}`)],
+      ['nested-auth.yaml', cassette(`{json: {"auth": {"key": "swordfish"}}}`)],
     ];
     for (const [name, text] of planted) await writeFile(join(dir, name), text);
     const r = await runBench(['scan', dir]);
