@@ -20,6 +20,7 @@ export {
   ALWAYS_REDACTED_HEADERS,
   DEFAULT_REDACTION,
   makeRedactor,
+  type PieceContext,
   type RedactionConfig,
   type Redactor,
   type RedactorSession,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { jsonDepthWithin } from './body.js';
 import { GrowingList, inScrubOrder } from './growing-secret-list.js';
-import type { Body, Cassette, Interaction, SseItem } from './schema.js';
+import type { Body, Cassette, Interaction, SseItem, WsFrame } from './schema.js';
 import { secretSpellings } from './secret-encodings.js';
 import { type SecretEntry, secretsIn } from './secret-index.js';
 import { isSchemeName, isSecretName } from './secret-names.js';
@@ -85,16 +85,22 @@ export interface Redactor {
 /** Redaction of one recording given in pieces (the journal's windows). */
 export interface RedactorSession {
   /**
-   * The piece scrubbed of the secrets found in it and in every piece before. `before` gives, for a stream's items,
-   * the items of that stream an earlier piece held: read again to find a secret split across both, never returned.
+   * The piece scrubbed of the secrets found in it and in every piece before. `context`: for the SSE items or
+   * WebSocket frames `of` the piece, those of the same stream an earlier piece held, read again to find a secret
+   * split across both, never returned.
    */
-  redact(c: Cassette, before?: (events: SseItem[]) => SseItem[] | undefined): Cassette;
+  redact(c: Cassette, context?: PieceContext): Cassette;
   /**
-   * Where a secret may have begun in these SSE items of one stream that items yet to come would finish: the index
-   * of the first item to hold back, `items.length` when none. `before` are the stream's items already given, read for context.
+   * Where a secret may have begun in these SSE items (or frames) of one stream that items yet to come would
+   * finish: the index of the first item to hold back, `items.length` when none. `before` are the stream's items
+   * already given, read for context.
    */
   unfinishedFrom(items: SseItem[], before: SseItem[]): number;
+  unfinishedFramesFrom(frames: WsFrame[], before: WsFrame[]): number;
 }
+
+/** The items of a stream an earlier piece held, `before` the list `of` items (or frames) in this piece. */
+export type PieceContext = { of: SseItem[]; before: SseItem[] } | { of: WsFrame[]; before: WsFrame[] };
 
 /** A secret value and the name its placeholder gets. */
 export type SecretPair = readonly [value: string, name: string];
@@ -146,8 +152,11 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   let earlierTexts: Map<string, unknown> | undefined;
   let freshTexts: string[] = [];
   let searchedStreams: Map<SseItem[], Searched[]> | undefined;
+  let framedItems: Map<WsFrame[], SseItem[]> | undefined;
   /** For a pass over a piece of a recording: a stream's items an earlier piece held (context for split secrets). */
-  let itemsBefore: ((events: SseItem[]) => SseItem[] | undefined) | undefined;
+  let context: PieceContext | undefined;
+  const itemsBefore = (events: SseItem[]): SseItem[] => (context?.of === events ? (context.before as SseItem[]) : NO_ITEMS);
+  const framesBefore = (frames: WsFrame[]): SseItem[] => (context?.of === frames ? framesAsItems(context.before as WsFrame[]) : NO_ITEMS);
   /**
    * A pass. With `remembered`, texts earlier passes parsed are taken from it, and the short texts this one parsed
    * are added to it (the journal reads a window's items to hold some back, to redact them, and as later windows' context).
@@ -157,6 +166,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     parsedTexts = new Map();
     earlierTexts = remembered;
     searchedStreams = new Map();
+    framedItems = new Map();
     try {
       return pass();
     } finally {
@@ -165,7 +175,8 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       parsedTexts = undefined;
       earlierTexts = undefined;
       searchedStreams = undefined;
-      itemsBefore = undefined;
+      framedItems = undefined;
+      context = undefined;
     }
   }
   /** The text parsed, when it is JSON a cassette keeps as structure; undefined otherwise. */
@@ -439,8 +450,8 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
    * part of a secret one item holds and leave the rest): what the rules find, and the secrets already known (a
    * token from a header that a model spells out in pieces).
    */
-  function scrubSplit(events: SseItem[], secrets: [string, string][]): SseItem[] {
-    const before = itemsBefore?.(events) ?? NO_ITEMS;
+  function scrubSplit(events: SseItem[], secrets: [string, string][], beforeItems?: SseItem[]): SseItem[] {
+    const before = beforeItems ?? itemsBefore(events);
     const found: { stream: StreamText; finding: SecretFinding }[] = [];
     for (const { stream, findings } of searched(events, before)) {
       const known = knownIn(stream.text, secrets);
@@ -452,6 +463,31 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     if (found.length === 0) return events;
     if (before.length === 0) return cutSpanning(events, jsonOf, found, redactionPlaceholder);
     return cutSpanning([...before, ...events], jsonOf, found, redactionPlaceholder, before.length).slice(before.length);
+  }
+
+  /**
+   * A session's text and JSON frames as SSE items, so a secret spelt out across frames (a JSON-RPC server's
+   * deltas) is found as across items: one stream per direction and method. Once per list of frames within a pass.
+   */
+  function framesAsItems(frames: WsFrame[]): SseItem[] {
+    let items = framedItems?.get(frames);
+    if (!items) {
+      items = frames.map((f) => ({ at: f.at, after: f.after, event: `${f.from} ${methodOf(f.json)}`, data: spelt(f) }));
+      framedItems?.set(frames, items);
+    }
+    return items;
+  }
+
+  /** The frames with every secret split across them cut out, before each is scrubbed alone. */
+  function scrubSplitFrames(frames: WsFrame[], secrets: [string, string][]): WsFrame[] {
+    const items = framesAsItems(frames);
+    const cut = scrubSplit(items, secrets, framesBefore(frames));
+    if (cut === items) return frames;
+    return frames.map((f, k) => {
+      const data = cut[k]?.data;
+      if (data === items[k]?.data || data === undefined) return f;
+      return f.json !== undefined ? { ...f, json: JSON.parse(data) as unknown } : { ...f, text: data };
+    });
   }
 
   /**
@@ -493,9 +529,12 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       if (e.data) collectText(found, e.data);
       for (const field of [e.id, e.event, e.comment]) if (field) collectFindings(found, field);
     }
-    for (const { stream, findings } of searched(events, itemsBefore?.(events) ?? NO_ITEMS))
+    for (const { stream, findings } of searched(events, itemsBefore(events)))
       for (const f of spanning(stream, findings, findingsOf)) collect(found, f.kind, f.value);
-    for (const fr of i.response?.websocket?.frames ?? []) {
+    const frames = i.response?.websocket?.frames ?? [];
+    for (const { stream, findings } of searched(framesAsItems(frames), framesBefore(frames)))
+      for (const f of spanning(stream, findings, findingsOf)) collect(found, f.kind, f.value);
+    for (const fr of frames) {
       if (fr.json !== undefined) collectJson(found, fr.json);
       if (fr.text !== undefined) collectText(found, fr.text);
       if (fr.close) collectFindings(found, fr.close.reason);
@@ -552,6 +591,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       body: (body) => scrubBody(body, global),
       event: (e) => scrubEvent(e, global),
       events: (events) => scrubSplit(events, global),
+      frames: (frames) => scrubSplitFrames(frames, global),
       note: (text) => scrub(text, global),
       reason: (text) => scrub(text, global),
     };
@@ -570,10 +610,10 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     all: Map<string, string>,
     listed?: GrowingList,
     remembered?: Map<string, unknown>,
-    before?: (events: SseItem[]) => SseItem[] | undefined,
+    piece?: PieceContext,
   ): Cassette {
     return parsing(() => {
-      itemsBefore = before;
+      context = piece;
       const added: SecretEntry[] = [];
       for (const i of c.interactions)
         for (const [v, n] of secretsOf(i))
@@ -620,24 +660,25 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
           recent.delete(text);
         }
       };
+      const unfinishedFrom = (items: SseItem[], before: SseItem[]) => {
+        let from = items.length;
+        for (const { pieces, text } of streamTexts([...before, ...items], jsonOf, 1)) {
+          const at = unfinishedAt(text, listed);
+          if (at === -1) continue;
+          // The item holding that character, or the first new one when an item already given holds it.
+          const piece = pieces.find((p) => p.start + p.value.length > at) as (typeof pieces)[number];
+          from = Math.min(from, Math.max(0, piece.event - before.length));
+        }
+        return from;
+      };
       return {
-        redact(c, before) {
-          const out = redactWith(c, known, listed, recent, before);
+        redact(c, context) {
+          const out = redactWith(c, known, listed, recent, context);
           forget();
           return out;
         },
-        unfinishedFrom: (items, before) =>
-          parsing(() => {
-            let from = items.length;
-            for (const { pieces, text } of streamTexts([...before, ...items], jsonOf, 1)) {
-              const at = unfinishedAt(text, listed);
-              if (at === -1) continue;
-              // The item holding that character, or the first new one when an item already given holds it.
-              const piece = pieces.find((p) => p.start + p.value.length > at) as (typeof pieces)[number];
-              from = Math.min(from, Math.max(0, piece.event - before.length));
-            }
-            return from;
-          }, recent),
+        unfinishedFrom: (items, before) => parsing(() => unfinishedFrom(items, before), recent),
+        unfinishedFramesFrom: (frames, before) => parsing(() => unfinishedFrom(framesAsItems(frames), framesAsItems(before)), recent),
       };
     },
     twoPass(before) {
@@ -723,6 +764,18 @@ const CREDENTIAL_TAILS = ['Aa0Bb1Cc2Dd3Ee4Ff5Gg6Hh7Ii8Jj9Kk0Ll1Mm2Nn3Oo4Pp5', '0
 interface Searched {
   stream: StreamText;
   findings: SecretFinding[];
+}
+
+/** The JSON-RPC method a frame carries, or nothing. */
+function methodOf(json: unknown): string {
+  const method = json && typeof json === 'object' && !Array.isArray(json) ? (json as { method?: unknown }).method : undefined;
+  return typeof method === 'string' ? method : '';
+}
+
+/** A frame's payload as text the split search reads: JSON objects and arrays as JSON, text as it is; nothing else. */
+function spelt(f: WsFrame): string | undefined {
+  if (f.text !== undefined) return f.text;
+  return f.json !== null && typeof f.json === 'object' ? JSON.stringify(f.json) : undefined;
 }
 
 /** A value with the length and mix of a credential rather than a word (`Xq7…`, not `bearer`). */

@@ -1,4 +1,4 @@
-import type { Body, Headers, Interaction, SseItem } from './schema.js';
+import type { Body, Headers, Interaction, SseItem, WsFrame } from './schema.js';
 import { payloadOf } from './ws-frames.js';
 
 /**
@@ -15,6 +15,8 @@ export interface InteractionVisitor {
   event?: ((event: SseItem) => SseItem) | undefined;
   /** A response's SSE items as a whole, before `event` sees each (a secret split across items is whole only here). */
   events?: ((events: SseItem[]) => SseItem[]) | undefined;
+  /** A session's WebSocket frames as a whole, before `body` and `reason` see each. */
+  frames?: ((frames: WsFrame[]) => WsFrame[]) | undefined;
   /** A WebSocket close frame's reason. */
   reason?: ((text: string) => string) | undefined;
   /** Free text the recorder wrote: a failure's message. */
@@ -54,10 +56,10 @@ export function visitInteraction(i: Interaction, v: InteractionVisitor): Interac
     ...(websocket
       ? {
           websocket:
-            v.body || v.reason
+            v.body || v.reason || v.frames
               ? {
                   ...websocket,
-                  frames: websocket.frames.map((fr) => {
+                  frames: (v.frames ? v.frames(websocket.frames) : websocket.frames).map((fr) => {
                     if (fr.close) return v.reason ? { ...fr, close: { ...fr.close, reason: v.reason(fr.close.reason) } } : fr;
                     const payload = payloadOf(fr);
                     if (!payload || !v.body) return fr;
@@ -100,6 +102,7 @@ export function composeVisitors(first: InteractionVisitor, then: InteractionVisi
     body: both(first.body, then.body),
     event: both(first.event, then.event),
     events: both(first.events, then.events),
+    frames: both(first.frames, then.frames),
     note: both(first.note, then.note),
     reason: both(first.reason, then.reason),
     header: h1 && h2 ? (name, value) => h2(name, h1(name, value)) : (h1 ?? h2),

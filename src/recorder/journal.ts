@@ -86,8 +86,9 @@ export class JournalWriter {
   private batching = false;
   private writing: Promise<void> = Promise.resolve();
   private readonly redact: RedactorSession;
-  /** Each stream's last items, held while a secret may have begun there (`StreamTails`). */
-  private readonly tails: StreamTails;
+  /** Each stream's last items (and each session's last frames), held while a secret may have begun there (`StreamTails`). */
+  private readonly tails: StreamTails<SseItem>;
+  private readonly frameTails: StreamTails<WsFrame>;
   private closing = false;
   /** Built once: reading the machine's folders and compiling their patterns per entry was most of a small exchange's cost. */
   private readonly portable: (i: Interaction) => Interaction;
@@ -100,7 +101,14 @@ export class JournalWriter {
     redact: RedactionConfig | undefined,
   ) {
     this.redact = makeRedactor(redact).session();
-    this.tails = new StreamTails((items, before) => this.redact.unfinishedFrom(items, before));
+    this.tails = new StreamTails(
+      (items, before) => this.redact.unfinishedFrom(items, before),
+      (e) => e.data?.length ?? 0,
+    );
+    this.frameTails = new StreamTails(
+      (frames, before) => this.redact.unfinishedFramesFrom(frames, before),
+      (f) => f.text?.length ?? (f.json === undefined ? 0 : JSON.stringify(f.json).length),
+    );
     this.portable = portableInteraction(folders);
   }
 
@@ -164,8 +172,8 @@ export class JournalWriter {
         // a request that arrives meanwhile waits for one slice, not for a whole window's worth of exchanges.
         let text = '';
         let until = performance.now() + SLICE_MS;
-        for (const e of this.withHeldItems(coalesceEvents(batch))) {
-          text += `${JSON.stringify(this.clean(e))}\n`;
+        for (const e of this.withHeldItems(coalesce(batch))) {
+          for (const record of this.clean(e)) text += `${JSON.stringify(record)}\n`;
           if (performance.now() < until) continue;
           await this.handle.write(text);
           text = '';
@@ -190,8 +198,12 @@ export class JournalWriter {
     // Nothing more will come to finish a held stream: its items are written as they are.
     this.closing = true;
     await this.flush();
-    if (this.tails.holding().length > 0) {
-      this.queue.push(...this.tails.holding().map((seq): Flushed => ({ k: 'events', seq, items: [] })));
+    const holding = [
+      ...this.tails.holding().map((seq): Flushed => ({ k: 'events', seq, items: [] })),
+      ...this.frameTails.holding().map((seq): Flushed => ({ k: 'frames', seq, frames: [] })),
+    ];
+    if (holding.length > 0) {
+      this.queue.push(...holding);
       await this.flush();
     }
     await this.handle.close().catch(() => {});
@@ -209,44 +221,47 @@ export class JournalWriter {
    */
   private *withHeldItems(entries: Flushed[]): Generator<Cleanable> {
     for (const e of entries) {
+      const final = e.k === 'end' || this.closing;
+      // Made portable once, as they come: held or read again as context, they stay so.
       if (e.k === 'events' || e.k === 'end') {
-        // Made portable once, as they come: held or read again as context, they stay so.
         const items = e.k === 'events' ? (this.portable(streamOf(e.seq, e.items)).response?.stream?.events ?? []) : [];
-        const { write, before } = this.tails.next(e.seq, items, e.k === 'end' || this.closing);
+        const { write, before } = this.tails.next(e.seq, items, final);
         if (write.length > 0) yield { k: 'events', seq: e.seq, items: write, before };
-        if (e.k === 'events') continue;
       }
-      yield e;
+      if (e.k === 'frames' || e.k === 'end') {
+        const frames = e.k === 'frames' ? (this.portable(sessionOf(e.seq, e.frames)).response?.websocket?.frames ?? []) : [];
+        const { write, before } = this.frameTails.next(e.seq, frames, final);
+        if (write.length > 0) yield { k: 'frames', seq: e.seq, frames: write, before };
+      }
+      if (e.k !== 'events' && e.k !== 'frames') yield e;
     }
   }
 
   /** The entry as it may reach disk: placeholders in, secrets out, through the same passes as the cassette. */
-  private clean(e: Cleanable): JournalRecord {
+  private clean(e: Cleanable): JournalRecord[] {
     const one = (i: Omit<Interaction, 'seq' | 'timing'> & Partial<Interaction>): Interaction =>
       this.redact.redact(pieceOf(this.portable({ seq: e.seq, timing: { start: 0 }, ...i } as Interaction))).interactions[0] as Interaction;
     const blank = { method: 'GET', path: '/', headers: {} };
     switch (e.k) {
       case 'open':
-        return { ...e, request: one({ request: e.request }).request };
+        return [{ ...e, request: one({ request: e.request }).request }];
       case 'request-body': {
         const body = encodeBody(e.bytes);
-        return { k: 'request-body', seq: e.seq, body: (body && one({ request: { ...blank, body } }).request.body) ?? { text: '' } };
+        return [{ k: 'request-body', seq: e.seq, body: (body && one({ request: { ...blank, body } }).request.body) ?? { text: '' } }];
       }
       case 'response':
-        return { ...e, headers: one({ request: blank, response: { status: e.status, headers: e.headers } }).response?.headers ?? {} };
+        return [{ ...e, headers: one({ request: blank, response: { status: e.status, headers: e.headers } }).response?.headers ?? {} }];
+      // Items and frames are made portable already; read after those written last (context, not written again),
+      // so a secret begun there is cut from these too.
       case 'events': {
-        // Items made portable already; read after those written last (context, not written again), so a secret
-        // begun there is cut from these too.
         const { items, before } = e;
-        const cleaned = this.redact.redact(pieceOf(streamOf(e.seq, items)), (events) => (events === items ? before : undefined));
-        return { k: 'events', seq: e.seq, items: cleaned.interactions[0]?.response?.stream?.events ?? items };
+        const cleaned = this.redact.redact(pieceOf(streamOf(e.seq, items)), { of: items, before });
+        return [{ k: 'events', seq: e.seq, items: cleaned.interactions[0]?.response?.stream?.events ?? items }];
       }
-      case 'frame': {
-        const cleaned = one({
-          request: blank,
-          response: { status: 101, headers: {}, websocket: { frames: [e.frame], end: 'server-closed' } },
-        });
-        return { ...e, frame: cleaned.response?.websocket?.frames[0] ?? e.frame };
+      case 'frames': {
+        const { frames, before } = e;
+        const cleaned = this.redact.redact(pieceOf(sessionOf(e.seq, frames)), { of: frames, before });
+        return (cleaned.interactions[0]?.response?.websocket?.frames ?? frames).map((frame) => ({ k: 'frame', seq: e.seq, frame }));
       }
       case 'end': {
         const { bytes, ...rest } = e;
@@ -256,16 +271,18 @@ export class JournalWriter {
           ...(body ? { response: { status: 200, headers: {}, body } } : {}),
           ...(e.failure ? { failure: e.failure } : {}),
         });
-        return {
-          k: 'end',
-          seq: e.seq,
-          timing: rest.timing,
-          ...(cleaned.failure ? { failure: cleaned.failure } : {}),
-          ...(rest.end ? { end: rest.end } : {}),
-          ...(rest.error ? { error: rest.error } : {}),
-          ...(cleaned.response?.body ? { body: cleaned.response.body } : {}),
-          ...(rest.encoding ? { encoding: rest.encoding } : {}),
-        };
+        return [
+          {
+            k: 'end',
+            seq: e.seq,
+            timing: rest.timing,
+            ...(cleaned.failure ? { failure: cleaned.failure } : {}),
+            ...(rest.end ? { end: rest.end } : {}),
+            ...(rest.error ? { error: rest.error } : {}),
+            ...(cleaned.response?.body ? { body: cleaned.response.body } : {}),
+            ...(rest.encoding ? { encoding: rest.encoding } : {}),
+          },
+        ];
       }
     }
   }
@@ -278,6 +295,14 @@ const pieceOf = (i: Interaction): Cassette => ({
   interactions: [i],
 });
 
+/** WebSocket frames as the one session of an interaction, for the passes that clean a whole interaction. */
+const sessionOf = (seq: number, frames: WsFrame[]): Interaction => ({
+  seq,
+  timing: { start: 0 },
+  request: { method: 'GET', path: '/', headers: {} },
+  response: { status: 101, headers: {}, websocket: { frames, end: 'server-closed' } },
+});
+
 /** SSE items as the one stream of an interaction, for the passes that clean a whole interaction. */
 const streamOf = (seq: number, events: SseItem[]): Interaction => ({
   seq,
@@ -286,22 +311,29 @@ const streamOf = (seq: number, events: SseItem[]): Interaction => ({
   response: { status: 200, headers: {}, stream: { events, end: 'server-closed' } },
 });
 
-/** An entry as a flush takes it: runs of `event` entries of one stream as one `events` entry. */
-type Flushed = Exclude<JournalEntry, { k: 'event' }> | { k: 'events'; seq: number; items: SseItem[] };
-/** An entry ready to clean: a stream's items come with those written last before them, as context. */
-type Cleanable = Exclude<Flushed, { k: 'events' }> | { k: 'events'; seq: number; items: SseItem[]; before: SseItem[] };
+/** An entry as a flush takes it: runs of `event` (`frame`) entries of one stream (session) as one `events` (`frames`) entry. */
+type Flushed =
+  | Exclude<JournalEntry, { k: 'event' } | { k: 'frame' }>
+  | { k: 'events'; seq: number; items: SseItem[] }
+  | { k: 'frames'; seq: number; frames: WsFrame[] };
+/** An entry ready to clean: a stream's items (a session's frames) come with those written last before them, as context. */
+type Cleanable =
+  | Exclude<Flushed, { k: 'events' } | { k: 'frames' }>
+  | { k: 'events'; seq: number; items: SseItem[]; before: SseItem[] }
+  | { k: 'frames'; seq: number; frames: WsFrame[]; before: WsFrame[] };
 
-/** Runs of `event` entries of one stream become one `events` entry, so a flush cleans each run once. */
-function coalesceEvents(batch: (JournalEntry | Flushed)[]): Flushed[] {
+/** Runs of `event` (`frame`) entries of one stream (session) become one entry, so a flush cleans each run once. */
+function coalesce(batch: (JournalEntry | Flushed)[]): Flushed[] {
   const out: Flushed[] = [];
   for (const e of batch) {
-    if (e.k !== 'event') {
-      out.push(e);
-      continue;
-    }
     const last = out.at(-1);
-    if (last?.k === 'events' && last.seq === e.seq) last.items.push(e.item);
-    else out.push({ k: 'events', seq: e.seq, items: [e.item] });
+    if (e.k === 'event') {
+      if (last?.k === 'events' && last.seq === e.seq) last.items.push(e.item);
+      else out.push({ k: 'events', seq: e.seq, items: [e.item] });
+    } else if (e.k === 'frame') {
+      if (last?.k === 'frames' && last.seq === e.seq) last.frames.push(e.frame);
+      else out.push({ k: 'frames', seq: e.seq, frames: [e.frame] });
+    } else out.push(e);
   }
   return out;
 }

@@ -5,7 +5,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Cassette, type Interaction, loadCassette, makeRedactor, redactCassette, type SseItem } from '../../src/cassette/index.js';
+import {
+  type Cassette,
+  type Interaction,
+  loadCassette,
+  makeRedactor,
+  redactCassette,
+  type SseItem,
+  type WsFrame,
+} from '../../src/cassette/index.js';
 import { benchProxyUnderWrapper, runBench, startBench } from '../helpers/cli.js';
 import { sleep, startServer } from '../helpers/servers.js';
 import { cutInto, piecesOf, prose, spokenSecret } from '../helpers/spelt-secrets.js';
@@ -50,8 +58,25 @@ const spelt = fc
       events.push(delta(t, k * 2));
       if (others[k]) events.push(delta('tick', k * 2 + 1, 'status'));
     });
-    return { secret, before, after, events };
+    return { secret, before, after, texts, events };
   });
+
+/** A JSON-RPC server's session over WebSocket (codex app-server's `item/agentMessage/delta`), the client's frames between. */
+const sessionOf = (texts: string[], others: boolean[]): Interaction => {
+  const frames: WsFrame[] = [];
+  texts.forEach((delta, k) => {
+    frames.push({ at: k * 2, from: 'server', after: 1, json: { method: 'item/agentMessage/delta', params: { itemId: 'msg_1', delta } } });
+    if (others[k]) frames.push({ at: k * 2 + 1, from: 'client', seq: 2 + k, after: 2 + k, json: { id: k, method: 'ping' } });
+  });
+  return {
+    seq: 2,
+    request: { method: 'GET', path: '/ws', headers: {} },
+    response: { status: 101, headers: {}, websocket: { frames, end: 'server-closed' } },
+    timing: { start: 0 },
+  };
+};
+const sessionText = (i: Interaction | undefined) =>
+  (i?.response?.websocket?.frames ?? []).map((f) => (f.json as { params?: { delta?: string } } | undefined)?.params?.delta ?? '').join('');
 
 /** The text keeps its words around one placeholder, and no four characters of the secret's random part. */
 function expectRedacted(text: string, { secret, before, after }: { secret: { random: string }; before: string; after: string }) {
@@ -59,6 +84,25 @@ function expectRedacted(text: string, { secret, before, after }: { secret: { ran
   expect(text.endsWith(` ${after}`)).toBe(true);
   expect(text).toMatch(/<redacted:[a-z0-9_.-]+>/);
   for (const piece of piecesOf(secret.random)) expect(text).not.toContain(piece);
+}
+
+/**
+ * The exchange `made` redacted three ways, after an interaction that sends `header` as a credential (when given):
+ * the whole cassette at once (a save), learnt interaction by interaction then scrubbed (the save-ahead and the
+ * streaming save), and piece by piece with the credential first (the journal).
+ */
+function throughEveryRedaction(header: string | undefined, made: () => Interaction): Interaction[] {
+  const first: Interaction[] = header ? [withCredential(header)] : [];
+  const c = cassetteOf([...first, made()]);
+  const pass = makeRedactor().twoPass();
+  for (const i of c.interactions) pass.learn(i);
+  const session = makeRedactor().session();
+  if (first.length > 0) session.redact(cassetteOf(first));
+  return [
+    redactCassette(c).interactions.at(-1) as Interaction,
+    pass.scrub(c.interactions.at(-1) as Interaction),
+    session.redact(cassetteOf([made()])).interactions[0] as Interaction,
+  ];
 }
 
 const SECRET = 'TQ7ZX2MPK9RWN4BV8HJD';
@@ -103,22 +147,21 @@ describe('secrets a model streams in pieces', () => {
   it('a secret spelt out in pieces is cut from every piece: whole cassette, two passes, session', () => {
     fc.assert(
       fc.property(spelt, (example) => {
-        const { secret, events } = example;
-        const first: Interaction[] = secret.header ? [withCredential(secret.header)] : [];
-        const c = cassetteOf([...first, streamOf(events)]);
-        // The whole cassette at once (a save).
-        expectRedacted(streamText(redactCassette(c).interactions.at(-1)), example);
-        // Learnt interaction by interaction, then scrubbed (the save-ahead and the streaming save).
-        const pass = makeRedactor().twoPass();
-        for (const i of c.interactions) pass.learn(i);
-        expectRedacted(streamText(pass.scrub(c.interactions.at(-1) as Interaction)), example);
-        // Piece by piece, the credential first (the journal).
-        const session = makeRedactor().session();
-        if (first.length > 0) session.redact(cassetteOf(first));
-        const cleaned = session.redact(cassetteOf([streamOf(events)])).interactions[0];
-        expectRedacted(streamText(cleaned), example);
-        // Nothing else changed: the other events are as they were.
-        expect(streamText(cleaned, 'status')).toBe(streamText(streamOf(events), 'status'));
+        for (const cleaned of throughEveryRedaction(example.secret.header, () => streamOf(example.events))) {
+          expectRedacted(streamText(cleaned), example);
+          // Nothing else changed: the other events are as they were.
+          expect(streamText(cleaned, 'status')).toBe(streamText(streamOf(example.events), 'status'));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a secret spelt out across WebSocket frames is cut from every frame: whole cassette, two passes, session', () => {
+    fc.assert(
+      fc.property(spelt, fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), (example, others) => {
+        for (const cleaned of throughEveryRedaction(example.secret.header, () => sessionOf(example.texts, others)))
+          expectRedacted(sessionText(cleaned), example);
       }),
       { numRuns: 300 },
     );
