@@ -367,7 +367,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       const clean = name.toLowerCase() === 'sec-websocket-protocol' ? scrubProtocols(value) : value;
       return scrub(clean, secrets);
     }
-    return PLACEHOLDER.test(value) ? value : redactionPlaceholder(name);
+    return value === '' || PLACEHOLDER.test(value) ? value : redactionPlaceholder(name);
   }
 
   function scrubPath(path: string, secrets: [string, string][]): string {
@@ -384,7 +384,8 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
         } catch {
           // A name that is not valid URL-encoding is judged as written.
         }
-        return eq !== -1 && secretQuery(name)
+        // An empty value hides nothing: kept, as with every other secret place.
+        return eq !== -1 && eq < pair.length - 1 && secretQuery(name)
           ? `${pair.slice(0, eq)}=${encodeURIComponent(redactionPlaceholder(name))}`
           : scrub(pair, secrets);
       });

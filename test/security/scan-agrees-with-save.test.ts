@@ -16,22 +16,60 @@ const tree = fc.letrec<{ node: unknown }>((tie) => ({
   node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(key, tie('node'), { maxKeys: 3 })),
 })).node;
 
-const cassetteOf = (json: unknown): Cassette => ({
+const headerName = fc.constantFrom('authorization', 'x-api-key', 'cookie', 'x-session-token', 'accept', 'x-request-id', 'user-agent');
+const headerValue = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.constantFrom('Bearer hunter2xyz', 'Basic ', '', 'sid=abc123; theme=dark', 'text/plain'),
+);
+
+const path = fc.constantFrom('/', '/v1?q=hello', '/v1?token=abc123xyz', '/v1?api_key=', '/v1?access_token=hunter2xyz&x=1', '/v1?sig=');
+
+/** A body in every place a cassette holds one: a request body, SSE data, a WebSocket frame; request headers and query. */
+const cassetteOf = (json: unknown, headers: Record<string, string>, where: 'body' | 'sse' | 'ws', at = '/'): Cassette => ({
   version: 1,
   meta: { recorder: 't', target: 'http://127.0.0.1:1', recordedAt: '2026-01-01T00:00:00.000Z' },
-  interactions: [{ seq: 1, request: { method: 'POST', path: '/', headers: {}, body: { json } }, timing: { start: 0 } }],
+  interactions: [
+    {
+      seq: 1,
+      request: { method: 'POST', path: at, headers, ...(where === 'body' ? { body: { json } } : {}) },
+      ...(where === 'sse'
+        ? {
+            response: {
+              status: 200,
+              headers: {},
+              stream: { events: [{ at: 1, after: 1, data: JSON.stringify(json) }], end: 'server-closed' },
+            },
+          }
+        : where === 'ws'
+          ? {
+              response: {
+                status: 101,
+                headers: {},
+                websocket: { frames: [{ at: 1, from: 'server', after: 1, json }], end: 'server-closed' },
+              },
+            }
+          : {}),
+      timing: { start: 0 },
+    },
+  ],
 });
 
 describe('bench scan and a save', () => {
-  it('agree: scan reports a secret in a body exactly when saving it would replace something', () => {
+  it('agree: scan reports a secret exactly when saving would replace something, in bodies, SSE data, frames, headers and query', () => {
     const redactor = makeRedactor();
     fc.assert(
-      fc.property(tree, (json) => {
-        const c = cassetteOf(json);
-        const changed = JSON.stringify(redactCassette(c).interactions[0]?.request.body) !== JSON.stringify(c.interactions[0]?.request.body);
-        expect(redactor.findSecrets(c).length > 0).toBe(changed);
-      }),
-      { numRuns: 1000 },
+      fc.property(
+        tree,
+        fc.dictionary(headerName, headerValue, { maxKeys: 2 }),
+        fc.constantFrom('body' as const, 'sse' as const, 'ws' as const),
+        path,
+        (json, headers, where, at) => {
+          const c = cassetteOf(json, headers, where, at);
+          const changed = JSON.stringify(redactCassette(c)) !== JSON.stringify(c);
+          expect(redactor.findSecrets(c).length > 0).toBe(changed);
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 });
