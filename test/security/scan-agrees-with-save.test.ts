@@ -22,10 +22,12 @@ const headerValue = fc.oneof(
   fc.constantFrom('Bearer hunter2xyz', 'Basic ', '', 'sid=abc123; theme=dark', 'text/plain'),
 );
 
+// Free text the recorder keeps beside bodies: SSE ids, event names and comments, close reasons, failure messages.
+const note = fc.constantFrom('', 'done', 'token=hunter2xyz', 'use sk-Ab3dE9fGh1JkLmN0pQr5St now', 'Bearer Zq8xW3vN7mK2pL9r');
 const path = fc.constantFrom('/', '/v1?q=hello', '/v1?token=abc123xyz', '/v1?api_key=', '/v1?access_token=hunter2xyz&x=1', '/v1?sig=');
 
 /** A body in every place a cassette holds one: a request body, SSE data, a WebSocket frame; request headers and query. */
-const cassetteOf = (json: unknown, headers: Record<string, string>, where: 'body' | 'sse' | 'ws', at = '/'): Cassette => ({
+const cassetteOf = (json: unknown, headers: Record<string, string>, where: 'body' | 'sse' | 'ws', at = '/', text = ''): Cassette => ({
   version: 1,
   meta: { recorder: 't', target: 'http://127.0.0.1:1', recordedAt: '2026-01-01T00:00:00.000Z' },
   interactions: [
@@ -37,7 +39,18 @@ const cassetteOf = (json: unknown, headers: Record<string, string>, where: 'body
             response: {
               status: 200,
               headers: {},
-              stream: { events: [{ at: 1, after: 1, data: JSON.stringify(json) }], end: 'server-closed' },
+              stream: {
+                events: [
+                  { at: 1, after: 1, data: JSON.stringify(json) },
+                  ...(text
+                    ? [
+                        { at: 2, after: 1, id: text, event: text },
+                        { at: 3, after: 1, comment: text },
+                      ]
+                    : []),
+                ],
+                end: 'server-closed',
+              },
             },
           }
         : where === 'ws'
@@ -45,17 +58,25 @@ const cassetteOf = (json: unknown, headers: Record<string, string>, where: 'body
               response: {
                 status: 101,
                 headers: {},
-                websocket: { frames: [{ at: 1, from: 'server', after: 1, json }], end: 'server-closed' },
+                websocket: {
+                  frames: [
+                    { at: 1, from: 'server' as const, after: 1, json },
+                    ...(text ? [{ at: 2, from: 'server' as const, after: 1, close: { code: 1000, reason: text } }] : []),
+                  ],
+                  end: 'server-closed',
+                },
               },
             }
-          : {}),
+          : text
+            ? { failure: { code: 'upstream_reset', message: text } }
+            : {}),
       timing: { start: 0 },
     },
   ],
 });
 
 describe('bench scan and a save', () => {
-  it('agree: scan reports a secret exactly when saving would replace something, in bodies, SSE data, frames, headers and query', () => {
+  it('agree: scan reports a secret exactly when saving would replace something, in bodies, SSE items, frames, headers, query and notes', () => {
     const redactor = makeRedactor();
     fc.assert(
       fc.property(
@@ -63,8 +84,9 @@ describe('bench scan and a save', () => {
         fc.dictionary(headerName, headerValue, { maxKeys: 2 }),
         fc.constantFrom('body' as const, 'sse' as const, 'ws' as const),
         path,
-        (json, headers, where, at) => {
-          const c = cassetteOf(json, headers, where, at);
+        note,
+        (json, headers, where, at, text) => {
+          const c = cassetteOf(json, headers, where, at, text);
           const changed = JSON.stringify(redactCassette(c)) !== JSON.stringify(c);
           expect(redactor.findSecrets(c).length > 0).toBe(changed);
         },
