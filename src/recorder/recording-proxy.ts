@@ -12,10 +12,12 @@ import {
   type Interaction,
   interactionPreparer,
   type MachineFolders,
+  makeRedactor,
   type PreparedInteraction,
   portableInteraction,
   portablePass,
   type RedactionConfig,
+  type Redactor,
   type SseItem,
   type SseStream,
   writeCassetteStream,
@@ -125,6 +127,8 @@ function errorText(err: unknown): string {
 }
 
 const NO_BODY = Buffer.alloc(0);
+// A log line shows no header: none is kept when its path is scrubbed.
+const NO_HEADERS: ReadonlySet<string> = new Set();
 
 /** The whole request body; a client that leaves mid-upload rejects with what had arrived as `partial`. */
 async function readAll(req: IncomingMessage): Promise<Buffer> {
@@ -161,6 +165,11 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const saveAhead = prepare && new SaveAhead((i) => prepare(() => stored(i)));
   const timeline = new Timeline(journal ? (entry) => journal.add(entry) : undefined, saveAhead);
   const log = options.log ?? (() => {});
+  // Log lines end up in CI output: a path shows with its secrets (a key in the query, a header's token repeated
+  // in the path) replaced, as the recording will have them. Built on first use: most recordings log nothing.
+  let forLog: Redactor | undefined;
+  const shown = (request: Interaction['request']) =>
+    (forLog ??= makeRedactor(options.journal?.redact)).request({ path: request.path, headers: request.headers, body: '' }, NO_HEADERS).path;
   const agent = new Agent({
     headersTimeout: options.headersTimeoutMs ?? 60_000,
     bodyTimeout: 0,
@@ -317,7 +326,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
             : { code: 'proxy_closed', message: `the proxy stopped after ${got} bytes of the body` };
       }
       if (!reason) {
-        log(`upstream broke ${interaction.request.method} ${interaction.request.path}: ${errorText(err)}`);
+        log(`upstream broke ${interaction.request.method} ${shown(interaction.request)}: ${errorText(err)}`);
         res.destroy();
       } else if (reason === 'proxy') {
         res.end();
@@ -345,7 +354,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     const message = `${interaction.request.method} ${interaction.request.path}: ${errorText(err)}`;
     const failure = { code, message };
     if (reason) return failure;
-    log(`upstream ${target.display} failed (${code}) for ${message}`);
+    log(`upstream ${target.display} failed (${code}) for ${interaction.request.method} ${shown(interaction.request)}: ${errorText(err)}`);
     const body = JSON.stringify({ error: { code, message: `tapedeck proxy: ${message}` } });
     res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
@@ -359,7 +368,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       return;
     }
     handle(req, res).catch((err) => {
-      log(`internal error on ${req.method} ${req.url}: ${errorText(err)}`);
+      log(
+        `internal error on ${req.method} ${shown({ method: req.method ?? 'GET', path: req.url ?? '/', headers: endToEndHeaders(req.headersDistinct) })}: ${errorText(err)}`,
+      );
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
@@ -375,6 +386,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         timeline,
         target,
         log,
+        shown,
         track: (stop) => {
           sockets.add(stop);
           return () => sockets.delete(stop);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
-import { payloadFromWire, sendableCloseCode, type WsSession, wireBytes } from '../cassette/index.js';
+import { type Interaction, payloadFromWire, sendableCloseCode, type WsSession, wireBytes } from '../cassette/index.js';
 import { endToEndHeaders } from './headers.js';
 import type { TargetUrl } from './target.js';
 import type { Timeline } from './timeline.js';
@@ -13,6 +13,8 @@ export interface RelayContext {
   timeline: Timeline;
   target: TargetUrl;
   log: (line: string) => void;
+  /** A request's path as a log line shows it: its secrets replaced. */
+  shown: (request: Interaction['request']) => string;
   /** Registers a way to end this session when the proxy closes; returns the unregister. */
   track: (stop: () => void) => () => void;
 }
@@ -60,7 +62,7 @@ export function relayWebSocket(ctx: RelayContext, req: IncomingMessage, socket: 
     settled = true;
     untrackPending();
     timeline.finish(interaction, { failure: { code, message } });
-    ctx.log(`upstream refused the WebSocket ${interaction.request.path}: ${message}`);
+    ctx.log(`upstream refused the WebSocket ${ctx.shown(interaction.request)}: ${message}`);
     if (socket.writable)
       socket.end(`HTTP/1.1 ${status} ${status === 502 ? 'Bad Gateway' : 'Refused'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     socket.destroy();

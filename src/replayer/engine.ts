@@ -139,6 +139,8 @@ export interface EntryInfo {
   seq: number;
 }
 
+// A log line shows no header: none is kept when its path is scrubbed.
+const NO_HEADERS: ReadonlySet<string> = new Set();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 function utf8(bytes: Uint8Array): string | undefined {
   try {
@@ -332,6 +334,14 @@ export class ReplayEngine {
       next = i;
     }
     return next;
+  }
+
+  /**
+   * The request's path as a log line may show it: its secrets (a key in the query, a header's token repeated in
+   * the path) replaced, as a recording has them. A replay's log ends up in CI output.
+   */
+  pathForLog(live: Pick<ReplayRequest, 'path' | 'headers'>): string {
+    return this.redactor.request({ path: live.path, headers: live.headers, body: '' }, NO_HEADERS).path;
   }
 
   /** The request with its secrets replaced as the recorder would have: recorded placeholders then match. */

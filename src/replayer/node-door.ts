@@ -23,6 +23,8 @@ async function readUpTo(req: IncomingMessage, limit: number): Promise<Buffer | u
 }
 
 const EMPTY = Buffer.alloc(0);
+/** What a log line needs of a request: its path and the headers that may repeat a secret it holds. */
+const live = (req: IncomingMessage) => ({ path: req.url ?? '/', headers: req.headers });
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -116,7 +118,8 @@ function answerWith(
   log: ((line: string) => void) | undefined,
 ): Promise<void> | undefined {
   const answer = engine.handle({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
-  log?.(answer.kind === 'unmatched' ? `${answer.error.message}` : describeAnswer(req.method ?? 'GET', req.url ?? '/', answer));
+  if (log)
+    log(answer.kind === 'unmatched' ? answer.error.message : describeAnswer(req.method ?? 'GET', engine.pathForLog(live(req)), answer));
   return writeAnswer(answer, res);
 }
 
@@ -125,7 +128,7 @@ async function readAndServe(engine: ReplayEngine, req: IncomingMessage, res: Ser
   const body = await readUpTo(req, limit);
   if (body === undefined) {
     const message = `request body over ${limit} bytes: tapedeck replay does not read it (raise --max-request-body, or maxRequestBody, to replay larger uploads)`;
-    log?.(`${req.method} ${req.url} → 413 ${message}`);
+    log?.(`${req.method} ${engine.pathForLog(live(req))} → 413 ${message}`);
     res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
     res.end(JSON.stringify({ error: { code: 'tapedeck_body_too_large', message } }), () => req.socket.destroy());
     return;
@@ -152,14 +155,14 @@ export function serveNodeUpgrade(
   const path = req.url ?? '/';
   const answer = engine.upgrade({ method: 'GET', path, headers: req.headers, body: Buffer.alloc(0) });
   if (answer.kind !== 'websocket') {
-    log?.(answer.kind === 'unmatched' ? answer.error.message : describeAnswer('GET', path, answer));
+    log?.(answer.kind === 'unmatched' ? answer.error.message : describeAnswer('GET', engine.pathForLog(live(req)), answer));
     const body = answer.kind === 'stream' ? Buffer.alloc(0) : answer.body;
     socket.end(
       `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${body.byteLength}\r\nconnection: close\r\n\r\n${body.toString()}`,
     );
     return;
   }
-  log?.(`GET ${path} → ${answer.entry.cassette} #${answer.entry.seq} 101 (websocket)`);
+  log?.(`GET ${engine.pathForLog(live(req))} → ${answer.entry.cassette} #${answer.entry.seq} 101 (websocket)`);
   const session = answer.session;
   handshakes.handleUpgrade(req, socket, head, (ws) => {
     const controller = new AbortController();
