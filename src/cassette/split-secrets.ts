@@ -5,9 +5,11 @@ import type { SecretFinding } from './secret-rules.js';
  * Secrets a model streams in pieces: `"sk-ab"` in one delta, `"cd…"` in the
  * next. No single event holds the secret, so each stream's text is assembled
  * the way a client assembles it (the string at one JSON path, event after
- * event of one type), searched whole, and every finding that spans events is
- * cut out of each piece: the first piece gets the placeholder, the rest lose
- * their share, so the assembled text reads the placeholder once.
+ * event of one type), searched whole, and every finding that spans events,
+ * or that one event alone does not show, is cut out of each piece: the first
+ * piece gets the placeholder, the rest lose their share, so the assembled
+ * text reads the placeholder once. The redactor does this before it scrubs
+ * each event alone, and reads WebSocket frames the same way.
  */
 
 type Path = (string | number)[];
@@ -69,7 +71,7 @@ function streams(events: SseItem[], parse: ParseData): PathNode[] {
   return order;
 }
 
-/** One stream of two pieces or more, and its text as a client assembles it. */
+/** One stream's pieces, and its text as a client assembles it. */
 export interface StreamText {
   readonly pieces: readonly Piece[];
   readonly text: string;
