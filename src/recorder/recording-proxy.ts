@@ -127,8 +127,6 @@ function errorText(err: unknown): string {
 }
 
 const NO_BODY = Buffer.alloc(0);
-// A log line shows no header: none is kept when its path is scrubbed.
-const NO_HEADERS: ReadonlySet<string> = new Set();
 
 /** The whole request body; a client that leaves mid-upload rejects with what had arrived as `partial`. */
 async function readAll(req: IncomingMessage): Promise<Buffer> {
@@ -169,7 +167,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   // in the path) replaced, as the recording will have them. Built on first use: most recordings log nothing.
   let forLog: Redactor | undefined;
   const shown = (request: Interaction['request']) =>
-    (forLog ??= makeRedactor(options.journal?.redact)).request({ path: request.path, headers: request.headers, body: '' }, NO_HEADERS).path;
+    (forLog ??= makeRedactor(options.journal?.redact)).request({ path: request.path, headers: request.headers, body: '' }).path;
   const agent = new Agent({
     headersTimeout: options.headersTimeoutMs ?? 60_000,
     bodyTimeout: 0,

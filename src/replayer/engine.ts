@@ -139,8 +139,6 @@ export interface EntryInfo {
   seq: number;
 }
 
-// A log line shows no header: none is kept when its path is scrubbed.
-const NO_HEADERS: ReadonlySet<string> = new Set();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 function utf8(bytes: Uint8Array): string | undefined {
   try {
@@ -341,7 +339,7 @@ export class ReplayEngine {
    * the path) replaced, as a recording has them. A replay's log ends up in CI output.
    */
   pathForLog(live: Pick<ReplayRequest, 'path' | 'headers'>): string {
-    return this.redactor.request({ path: live.path, headers: live.headers, body: '' }, NO_HEADERS).path;
+    return this.redactor.request({ path: live.path, headers: live.headers, body: '' }).path;
   }
 
   /** The request with its secrets replaced as the recorder would have: recorded placeholders then match. */
