@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket, WebSocketServer } from 'ws';
 import {
   type Cassette,
   type Interaction,
@@ -133,6 +134,31 @@ async function spellingServer({ pauseMs, keepOpen }: { pauseMs: number; keepOpen
   return { server, spelt };
 }
 
+/**
+ * `bench proxy` recording `target`, a client started by `connect` with the proxy's URL, SIGKILLed once the server
+ * has `spelt` the credential out and two journal windows more have passed. The journal it leaves must hold no
+ * piece of the credential; `bench recover` then saves it, and the recovered cassette is returned.
+ */
+async function killedOnceSpelt(target: string, spelt: Promise<void>, connect: (url: string) => void): Promise<Cassette> {
+  const dir = await mkdtemp(join(tmpdir(), 'tapedeck-killed-'));
+  const file = join(dir, 'killed.yaml');
+  const bench = await startBench(['proxy', '--target', target, '--port', '0', '--cassette', file]);
+  cleanups.push(async () => {
+    if (bench.child.exitCode === null) bench.child.kill('SIGKILL');
+    await bench.exit();
+  });
+  connect(bench.url);
+  await spelt;
+  await sleep(150);
+  bench.child.kill('SIGKILL');
+  await bench.exit();
+  const journal = await readFile(`${file}.journal`, 'utf8');
+  for (let k = 0; k + 4 <= SECRET.length; k += 4) expect(journal).not.toContain(SECRET.slice(k, k + 4));
+  expect(journal).toContain('keep it safe');
+  expect((await runBench(['recover', file])).code).toBe(0);
+  return loadCassette(file);
+}
+
 describe('secrets a model streams in pieces', () => {
   it('are searched for again in a stream that grew after it was learnt', () => {
     // A live recording's stream grows in place: learnt with one piece of the key, scrubbed once the rest has come.
@@ -183,29 +209,47 @@ describe('secrets a model streams in pieces', () => {
   it('bench proxy killed mid-stream leaves a journal with no piece of the credential, and bench recover saves it as one placeholder', async () => {
     // 30 ms apart: every piece in a journal window of its own; the stream stays open, as the recorder dies first.
     const { server, spelt } = await spellingServer({ pauseMs: 30, keepOpen: true });
-    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-killed-'));
-    const file = join(dir, 'killed.yaml');
-    const bench = await startBench(['proxy', '--target', server.url, '--port', '0', '--cassette', file]);
-    cleanups.push(async () => {
-      if (bench.child.exitCode === null) bench.child.kill('SIGKILL');
-      await bench.exit();
+    const cassette = await killedOnceSpelt(server.url, spelt, (url) => {
+      const client = spawn('curl', ['-sSN', '-H', `Authorization: Bearer ${SECRET}`, `${url}/chat`], { stdio: 'ignore' });
+      cleanups.push(async () => {
+        client.kill('SIGKILL');
+      });
     });
-    const client = spawn('curl', ['-sSN', '-H', `Authorization: Bearer ${SECRET}`, `${bench.url}/chat`], { stdio: 'ignore' });
-    cleanups.push(async () => {
-      client.kill('SIGKILL');
-    });
-    await spelt;
-    // Two journal windows and more, then the crash.
-    await sleep(150);
-    bench.child.kill('SIGKILL');
-    await bench.exit();
-    const journal = await readFile(`${file}.journal`, 'utf8');
-    for (let k = 0; k + 4 <= SECRET.length; k += 4) expect(journal).not.toContain(SECRET.slice(k, k + 4));
-    expect(journal).toContain('keep it safe');
-    const recovered = await runBench(['recover', file]);
-    expect(recovered.code).toBe(0);
-    const cassette = await loadCassette(file);
     expect(streamText(cassette.interactions[0])).toBe('your key is <redacted:authorization>, keep it safe');
     expect(cassette.interactions[0]?.response?.stream?.end).toBe('broken');
+  }, 60_000);
+
+  it('bench proxy killed mid-session leaves a journal with no piece of a credential a WebSocket server spelt back', async () => {
+    // A JSON-RPC server that answers over frames, four characters a delta, 30 ms apart; the session stays open.
+    let told!: () => void;
+    const spelt = new Promise<void>((resolve) => {
+      told = resolve;
+    });
+    const server = await startServer(() => {});
+    const wss = new WebSocketServer({ server: server.server });
+    wss.on('connection', async (ws, req) => {
+      const credential = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+      const say = (delta: string) => ws.send(JSON.stringify({ method: 'item/agentMessage/delta', params: { itemId: 'msg_1', delta } }));
+      say('your key is ');
+      for (let k = 0; k < credential.length; k += 4) {
+        say(credential.slice(k, k + 4));
+        await sleep(30);
+      }
+      say(', keep it safe');
+      told();
+    });
+    cleanups.push(async () => {
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+      await server.close();
+    });
+    const cassette = await killedOnceSpelt(server.url, spelt, (url) => {
+      const client = new WebSocket(`${url.replace('http', 'ws')}/rpc`, { headers: { authorization: `Bearer ${SECRET}` } });
+      client.on('error', () => {});
+      cleanups.push(async () => {
+        client.terminate();
+      });
+    });
+    expect(sessionText(cassette.interactions[0])).toBe('your key is <redacted:authorization>, keep it safe');
   }, 60_000);
 });
