@@ -116,9 +116,9 @@ function closedVocabulary(path: string, v: { values: Map<string, number>; open: 
   return VOCABULARY_NAME.test(name) && total > 0;
 }
 
-function compareValues(scope: string, subject: string, base: Values, cand: Values, out: Finding[]): void {
+function compareValues(scope: string, subject: string, base: Values, cand: Values, out: Finding[], raced: readonly string[] = []): void {
   for (const [path, b] of base) {
-    if (!closedVocabulary(path, b)) continue;
+    if (raced.includes(path) || !closedVocabulary(path, b)) continue;
     const c = cand.get(path);
     if (!c) continue;
     const was = [...b.values.keys()].sort();
@@ -182,6 +182,8 @@ export interface Noise {
   runs?: readonly string[];
   /** Per probe, event types whose count and place in its turns are the server's race. */
   unplaced?: Readonly<Record<string, readonly string[]>> | undefined;
+  /** Per event type, fields whose value is the server's race (a status caught while it still changes). */
+  racedValues?: Readonly<Record<string, readonly string[]>> | undefined;
 }
 
 /**
@@ -375,7 +377,7 @@ export function compareProfiles(scope: string, base: Profile, cand: Profile, noi
       if (bp && cp) comparePresence(scope, subject, bp, cp, out);
       const bv = base[values].get(subject);
       const cv = cand[values].get(subject);
-      if (bv && cv) compareValues(scope, subject, bv, cv, out);
+      if (bv && cv) compareValues(scope, subject, bv, cv, out, noise.racedValues?.[subject]);
     }
   }
   for (const [r, b] of base.routes) {

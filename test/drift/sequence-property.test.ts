@@ -122,4 +122,18 @@ describe('drift compares every occurrence, in order', () => {
       { numRuns: 100 },
     );
   });
+  it("leaves a field whose value is the server's race to the noise that names it, and reports it otherwise", async () => {
+    // The real omnigent's native path reports MCP start-up as it goes: a stream that connects early catches `starting`.
+    const base = await loadCassette(join(CASSETTES, 'codex-native-real', 'streaming.yaml'));
+    const cand = structuredClone(base);
+    for (const i of cand.interactions)
+      for (const e of i.response?.stream?.events ?? [])
+        if (e.event === 'session.mcp_startup') e.data = e.data?.replace('"status": "ready"', '"status": "starting"');
+    const plain = { unordered: [], sometimes: [] };
+    expect(compareProfiles('h', profileOf(base), profileOf(cand), plain).map((f) => f.message)).toEqual([
+      'field servers.omnigent.status: ready -> starting (values were ready)',
+    ]);
+    const raced = { ...plain, racedValues: { 'session.mcp_startup': ['servers.omnigent.status'] } };
+    expect(compareProfiles('h', profileOf(base), profileOf(cand), raced)).toEqual([]);
+  });
 });

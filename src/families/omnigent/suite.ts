@@ -179,6 +179,8 @@ export const omnigentSuite: Suite<Probe> = {
         // The real server (0.19.1) on the native path: the connect preamble as above, and what the TUI reports as it comes
         // up (its model, model options, MCP start-up, approval mode), whenever the TUI gets there; seen in and out of the turn.
         unplaced: Object.fromEntries(PROBES.map((p) => [p.name, [...CONNECT_PREAMBLE, 'session.resource.created', ...TUI_STARTUP]])),
+        // The MCP server's start-up is reported as it goes: a stream that connects early catches `starting`, a later one `ready`.
+        racedValues: { 'session.mcp_startup': ['servers.omnigent.status'] },
       };
     return undefined;
   },
