@@ -77,7 +77,7 @@ interface Entry {
   anchor: number;
   served: boolean;
   /** Response headers and body bytes, computed on first use: they never change. */
-  prepared?: { headers: [string, string][]; body: Buffer };
+  prepared?: { headers: [string, string][]; body: Buffer; bodiless: boolean };
   /** Per event of its stream, the request it waits for (decision 0008), computed on first use. */
   causes?: StreamCauses;
   /** Per event of its stream, its wire text, computed on first use: a stream replayed again is not encoded again. */
@@ -98,6 +98,11 @@ export type ReplayAnswer =
        * `client-closed` (the recorded client stopped reading: send these bytes and keep the response open).
        */
       end: BodyEnd;
+      /**
+       * No body by definition (the answer to a HEAD, a 1xx, 204 or 304): the
+       * recorded content-length, if any, is among the headers as the server sent it, and doors add none of their own.
+       */
+      bodiless: boolean;
     }
   | {
       kind: 'stream';
@@ -387,13 +392,21 @@ export class ReplayEngine {
     return { kind: 'unmatched', error, strict, status: strict ? (this.options.onMiss ?? STRICT_MISS_STATUS) : 404, body };
   }
 
-  private headersOf(i: Interaction): [string, string][] {
+  /**
+   * The recorded headers with placeholders filled. A body's content-length is
+   * left to the door (the body served may differ from the one recorded); a
+   * bodiless answer's is kept: it names the size of what a GET would get.
+   */
+  private headersOf(i: Interaction, bodiless: boolean): [string, string][] {
     const out: [string, string][] = [];
+    let length: [string, string][] = [];
     for (const [name, value] of Object.entries(i.response?.headers ?? {})) {
-      if (name === 'content-length') continue;
-      for (const v of Array.isArray(value) ? value : [value]) out.push([name, this.fromPlaceholders(v)]);
+      const pairs = (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, this.fromPlaceholders(v)]);
+      // Kept last, as the recorder writes it: node mangles a content-disposition that follows a content-length.
+      if (name === 'content-length') length = bodiless ? pairs : [];
+      else out.push(...pairs);
     }
-    return out;
+    return [...out, ...length];
   }
 
   /** Milliseconds still to wait so that `recordedAt` keeps its recorded distance from request `anchorSeq`. */
@@ -464,6 +477,7 @@ export class ReplayEngine {
         body,
         delayMs: 0,
         end: 'complete',
+        bodiless: false,
       };
     }
     if (!i.response) {
@@ -476,18 +490,23 @@ export class ReplayEngine {
       };
     }
     const encoding = i.response.encoding;
-    entry.prepared ??= {
-      headers: this.headersOf(i),
-      body: i.response.stream ? Buffer.alloc(0) : this.bodyBytes(i.response.body, encoding),
-    };
-    const { headers, body } = entry.prepared;
+    if (!entry.prepared) {
+      const status = i.response.status;
+      const bodiless = !i.response.stream && (i.request.method === 'HEAD' || status < 200 || status === 204 || status === 304);
+      entry.prepared = {
+        headers: this.headersOf(i, bodiless),
+        body: i.response.stream ? Buffer.alloc(0) : this.bodyBytes(i.response.body, encoding),
+        bodiless,
+      };
+    }
+    const { headers, body, bodiless } = entry.prepared;
     const stream = i.response.stream;
     if (!stream) {
       const delayMs = this.timing.kind === 'instant' ? 0 : this.timing.factor * ((i.timing.end ?? i.timing.start) - i.timing.start);
       // A body too big to keep has no bytes to give: the status and headers, then the break, as if cut short.
       const omitted = i.response.body !== undefined && 'omitted' in i.response.body;
       const end: BodyEnd = omitted ? 'broken' : !i.failure ? 'complete' : i.failure.code === 'client_closed' ? 'client-closed' : 'broken';
-      return { kind: 'response', entry: info, status: i.response.status, headers, body, delayMs, end };
+      return { kind: 'response', entry: info, status: i.response.status, headers, body, delayMs, end, bodiless };
     }
     const servedAt = performance.now();
     const reframe = this.options.reframe;

@@ -49,7 +49,7 @@ export function writeAnswer(answer: HttpAnswer, res: ServerResponse): Promise<vo
 
 function writeWhole(answer: Exclude<HttpAnswer, { kind: 'stream' }>, res: ServerResponse): void {
   const head = answer.kind === 'response' ? answer.headers.flat() : ['content-type', 'application/json'];
-  head.push('content-length', String(answer.body.byteLength));
+  if (answer.kind !== 'response' || !answer.bodiless) head.push('content-length', String(answer.body.byteLength));
   res.writeHead(answer.status, head);
   // A small body as a latin1 string (byte for byte the same) goes out joined to the head in one buffer; a Buffer
   // beside the head string costs node a scatter write, about 2% of a loopback round trip.

@@ -110,7 +110,8 @@ export class CassetteDispatcher extends Dispatcher {
   private deliverPlain(answer: Exclude<HttpAnswer, { kind: 'stream' }>, h: LegacyHandler): Promise<void> | undefined {
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
     const end = answer.kind === 'response' ? answer.end : 'complete';
-    h.onHeaders?.(answer.status, flatHeaders(headers, end === 'complete' ? answer.body.byteLength : undefined), () => {}, '');
+    const sized = end === 'complete' && !(answer.kind === 'response' && answer.bodiless);
+    h.onHeaders?.(answer.status, flatHeaders(headers, sized ? answer.body.byteLength : undefined), () => {}, '');
     if (answer.body.byteLength > 0) h.onData?.(answer.body);
     // The recorded client stopped reading: the body stays open until this client gives up too.
     if (end === 'client-closed') return undefined;
