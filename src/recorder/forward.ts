@@ -11,8 +11,8 @@ export type OnHead = (statusCode: number, headers: UpstreamHeaders, resume: () =
 
 /** One request on its way upstream. */
 export interface Forwarding {
-  /** Resolves once the whole response has passed; rejects when it failed or was aborted. */
-  readonly done: Promise<void>;
+  /** Resolves with the trailers (most often none) once the whole response has passed; rejects when it failed or was aborted. */
+  readonly done: Promise<UpstreamHeaders>;
   /** Stops the exchange upstream, whenever called; `done` then rejects with the reason. */
   abort(reason: Error): void;
 }
@@ -31,8 +31,8 @@ export function forward(
   let controller: Dispatcher.DispatchController | undefined;
   let stoppedFor: Error | undefined;
   let take: ((chunk: Buffer) => boolean) | undefined;
-  let settle!: { resolve: () => void; reject: (err: Error) => void };
-  const done = new Promise<void>((resolve, reject) => {
+  let settle!: { resolve: (trailers: UpstreamHeaders) => void; reject: (err: Error) => void };
+  const done = new Promise<UpstreamHeaders>((resolve, reject) => {
     settle = { resolve, reject };
   });
   const handler: Dispatcher.DispatchHandler = {
@@ -48,8 +48,8 @@ export function forward(
     onResponseData(c, chunk) {
       if (take && !take(chunk)) c.pause();
     },
-    onResponseEnd() {
-      settle.resolve();
+    onResponseEnd(_c, trailers) {
+      settle.resolve(trailers as UpstreamHeaders);
     },
     onResponseError(_c, err) {
       settle.reject(err);

@@ -15,15 +15,24 @@ const HOP_BY_HOP = new Set([
   'expect',
 ]);
 
-/** End-to-end headers from a node or undici header object, lists kept as lists. */
+/**
+ * End-to-end headers from a node or undici header object, lists kept as
+ * lists, content-length last: node re-encodes a content-disposition it meets
+ * after a content-length (nodejs/node#46528), refusing a raw UTF-8 file name
+ * that it passes unchanged when it comes first.
+ */
 export function endToEndHeaders(raw: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Headers {
   const out: Headers = {};
+  let length: string | string[] | undefined;
   for (const [name, value] of Object.entries(raw)) {
     if (value === undefined) continue;
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower)) continue;
-    out[lower] = Array.isArray(value) ? (value.length === 1 ? (value[0] as string) : [...value]) : value;
+    const kept = Array.isArray(value) ? (value.length === 1 ? (value[0] as string) : [...value]) : value;
+    if (lower === 'content-length') length = kept;
+    else out[lower] = kept;
   }
+  if (length !== undefined) out['content-length'] = length;
   return out;
 }
 
