@@ -119,7 +119,9 @@ export async function benchVerifyEndToEnd() {
   const { serializeCassette } = await import('../dist/cassette/index.js');
   const dir = await mkdtemp(join(tmpdir(), 'tapedeck-bench-verify-'));
   const bin = new URL('../bin/bench.js', import.meta.url).pathname;
+  const floorScript = new URL('./verify-floor.js', import.meta.url).pathname;
   const rows = {};
+  const floors = {};
   try {
     for (const n of [100_000, 300_000]) {
       const items = events(n).map((e, k) => ({ at: k * 0.01, after: 1, event: e.type, data: JSON.stringify(e.data) }));
@@ -143,21 +145,32 @@ export async function benchVerifyEndToEnd() {
       const file = join(dir, `stream-${n}.yaml`);
       await writeFile(file, serializeCassette(cassette));
       const times = [];
+      const floorTimes = [];
+      // Alternated with the floor (a process that only reads the file and parses each event's data), so noise falls on both.
       for (let run = 0; run < 4; run++) {
-        const started = performance.now();
+        let started = performance.now();
         execFileSync(process.execPath, [bin, 'verify', file], { stdio: 'ignore' });
         times.push(performance.now() - started);
+        started = performance.now();
+        execFileSync(process.execPath, [floorScript, file], { stdio: 'ignore' });
+        floorTimes.push(performance.now() - started);
       }
       rows[n] = { min: Math.min(...times), max: Math.max(...times) };
+      floors[n] = { min: Math.min(...floorTimes), max: Math.max(...floorTimes) };
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
   console.log('bench verify end to end (a process: start, read, validate, segment, check, report), one stream:');
-  for (const [n, r] of Object.entries(rows))
+  for (const [n, r] of Object.entries(rows)) {
+    const f = floors[n];
     console.log(
       `  ${String(n).padStart(7)} events: ${fmt(r.min, 0)}-${fmt(r.max, 0)} ms, ${fmt(n / (r.max / 1000), 0)}-${fmt(n / (r.min / 1000), 0)} events/s over 4 runs (target >= 500000)`,
     );
+    console.log(
+      `           floor, a process that only reads the file and JSON.parses each event's data: ${fmt(f.min, 0)}-${fmt(f.max, 0)} ms, ${fmt(n / (f.max / 1000), 0)}-${fmt(n / (f.min / 1000), 0)} events/s`,
+    );
+  }
   const perEvent = (n) => ({ min: rows[n].min / n, max: rows[n].max / n });
   console.log(
     `  per-event cost 300k / 100k: ${fmt(perEvent(300_000).min / perEvent(100_000).max)}-${fmt(perEvent(300_000).max / perEvent(100_000).min)}x (target <= 1.5: linear)`,
