@@ -9,9 +9,9 @@
  * Keys whose values are written as JSON flow collections, not block YAML:
  * bodies (arbitrary JSON), and small fixed maps that read best on one line.
  */
-const FLOW_KEYS = new Set(['json', 'headers', 'timing']);
+const FLOW_KEYS = new Set(['json', 'headers', 'trailers', 'timing']);
 /** Keys whose children are free-form records: their keys are sorted, not ranked. */
-const RECORD_KEYS = new Set(['headers', 'labels']);
+const RECORD_KEYS = new Set(['headers', 'trailers', 'labels']);
 /** Flow values up to this length stay on one line; longer ones are pretty-printed. */
 const INLINE_FLOW_LIMIT = 100;
 

@@ -1,25 +1,22 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
-import { cassetteSchema } from './schema.js';
 
-let fingerprint: string | undefined;
+/**
+ * The key of every format-1 digest: the fingerprint (sha-256 of its JSON
+ * Schema) of format 1's schema as decision 0009 left it. Additive changes to
+ * format 1 (decision 0014) keep it: a file the tool wrote before one is still
+ * untouched after it, and a save after an upgrade rewrites no first line. A
+ * load validates every file whatever its digest (decision 0001).
+ */
+const FORMAT_1_KEY = '00695b46d630f682eca2041e3e1ba746e9786da92c9bc9888a7caabe2f55d05d';
 
-/** The schema's own fingerprint: a digest is only trusted by the schema that validated it. */
-function schemaFingerprint(): string {
-  fingerprint ??= createHash('sha256')
-    .update(JSON.stringify(z.toJSONSchema(cassetteSchema, { io: 'input', unrepresentable: 'any' })))
-    .digest('hex');
-  return fingerprint;
-}
-
-/** The digest written into a cassette's first line: the canonical body under this schema. */
+/** The digest written into a cassette's first line: the canonical body, keyed by format 1. */
 export function bodyDigest(body: string): string {
   return digestHash().update(body).digest('hex');
 }
 
 /** A hash primed as `bodyDigest` primes it, for a body written in pieces. */
 export function digestHash(): import('node:crypto').Hash {
-  return createHash('sha256').update(schemaFingerprint()).update('\n');
+  return createHash('sha256').update(FORMAT_1_KEY).update('\n');
 }
 
 const HEADER = /^# tapedeck cassette, format v1 \(sha256:([0-9a-f]{64})\)[^\n]*\n/;

@@ -523,6 +523,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     collectHeaders(found, i.request.headers);
     collectQuery(found, i.request.path);
     if (i.response) collectHeaders(found, i.response.headers);
+    if (i.response?.trailers) collectHeaders(found, i.response.trailers);
     collectBody(found, i.request.body);
     collectBody(found, i.response?.body);
     const events = i.response?.stream?.events ?? [];

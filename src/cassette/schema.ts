@@ -101,6 +101,11 @@ export const responseSchema = z
      * or stream holds the decoded content, and replay encodes it again (decision 0007).
      */
     encoding: z.enum(CONTENT_ENCODINGS).optional(),
+    /**
+     * Trailer fields the server sent after the body or stream (decision 0014):
+     * the replay server and the undici door send them again; a Fetch Response has none to give.
+     */
+    trailers: headersSchema.optional(),
   })
   .refine((r) => [r.body, r.stream, r.websocket].filter((x) => x !== undefined).length <= 1, {
     error: 'a response has at most one of a body, a stream or a websocket',

@@ -51,6 +51,7 @@ export function visitInteraction(i: Interaction, v: InteractionVisitor): Interac
   const response = {
     ...head,
     headers: headers(i.response.headers),
+    ...(head.trailers ? { trailers: headers(head.trailers) } : {}),
     ...(mappedBody ? { body: mappedBody } : {}),
     ...(stream ? { stream: v.event || v.events ? { ...stream, events: mapEvents(stream.events, v) } : stream } : {}),
     ...(websocket

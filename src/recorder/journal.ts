@@ -7,6 +7,7 @@ import {
   type ContentEncoding,
   encodeBody,
   type Failure,
+  type Headers,
   type Interaction,
   type MachineFolders,
   makeRedactor,
@@ -50,6 +51,7 @@ export type JournalEntry =
       error?: string | undefined;
       bytes?: Buffer | Body | undefined;
       encoding?: ContentEncoding | undefined;
+      trailers?: Headers | undefined;
     };
 
 /** A journal line: an entry made portable and redacted, bytes encoded as a cassette body. */
@@ -59,7 +61,17 @@ type JournalRecord =
   | { k: 'request-body'; seq: number; body: Body }
   /** Consecutive events of one stream, cleaned together: one redaction pass per flush, not per event. */
   | { k: 'events'; seq: number; items: SseItem[] }
-  | { k: 'end'; seq: number; timing: Timing; failure?: Failure; end?: StreamEnd; error?: string; body?: Body; encoding?: ContentEncoding };
+  | {
+      k: 'end';
+      seq: number;
+      timing: Timing;
+      failure?: Failure;
+      end?: StreamEnd;
+      error?: string;
+      body?: Body;
+      encoding?: ContentEncoding;
+      trailers?: Headers;
+    };
 
 /** A journal that is in the way, cannot be written, or cannot be read back. */
 export class JournalError extends TapedeckError {
@@ -266,9 +278,12 @@ export class JournalWriter {
       case 'end': {
         const { bytes, ...rest } = e;
         const body = storedBody(bytes);
+        const trailers = e.trailers;
         const cleaned = one({
           request: blank,
-          ...(body ? { response: { status: 200, headers: {}, body } } : {}),
+          ...(body || trailers
+            ? { response: { status: 200, headers: {}, ...(body ? { body } : {}), ...(trailers ? { trailers } : {}) } }
+            : {}),
           ...(e.failure ? { failure: e.failure } : {}),
         });
         return [
@@ -281,6 +296,7 @@ export class JournalWriter {
             ...(rest.error ? { error: rest.error } : {}),
             ...(cleaned.response?.body ? { body: cleaned.response.body } : {}),
             ...(rest.encoding ? { encoding: rest.encoding } : {}),
+            ...(cleaned.response?.trailers ? { trailers: cleaned.response.trailers } : {}),
           },
         ];
       }
@@ -409,6 +425,7 @@ export async function readJournal(file: string): Promise<Recovered> {
         if (live && r.error) live.error = r.error;
         if (i.response && r.body) i.response.body = r.body;
         if (i.response && r.encoding) i.response.encoding = r.encoding;
+        if (i.response && r.trailers) i.response.trailers = r.trailers;
         break;
       }
     }

@@ -28,7 +28,7 @@ import { type SseFrame, SseParser } from '../sse/index.js';
 import { TAPEDECK_VERSION } from '../version.js';
 import { BodyBuffer, storedBody } from './body-buffer.js';
 import { ContentDecoder } from './content-decoder.js';
-import { type Forwarding, forward, type UpstreamHeaders } from './forward.js';
+import { type Forwarding, forward } from './forward.js';
 import { endToEndHeaders, headerValue } from './headers.js';
 import { JournalWriter } from './journal.js';
 import { Later } from './later.js';
@@ -259,7 +259,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
           if (closeDelimited) resets = watchUpstreamReset();
           const headers = endToEndHeaders(rawHeaders);
           const isSse = (headerValue(headers, 'content-type') ?? '').toLowerCase().startsWith('text/event-stream');
-          // The client is told of trailers to come, as the server told the proxy (the cassette holds neither).
+          // The client is told of trailers to come, as the server told the proxy (the cassette keeps the trailers themselves).
           const announced = rawHeaders.trailer;
           res.writeHead(statusCode, announced === undefined ? headers : { ...headers, trailer: announced });
           // The head goes out with the first chunk of the body, in one write, when that chunk comes in the same
@@ -301,7 +301,12 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       );
       exchange.upstream = upstream;
       if (exchange.stopReason) upstream.abort(stoppedBy(exchange.stopReason));
-      passTrailers(interaction, res, await upstream.done);
+      const trailers = endToEndHeaders(await upstream.done);
+      // The server's trailers go on to the client, as a pipe would pass them, and into the recording.
+      if (Object.keys(trailers).length > 0) {
+        res.addTrailers(trailers);
+        outcome.trailers = trailers;
+      }
       parseWaiting();
       if (decoder) await decoder.end();
       if (parser) for (const frame of parser.end()) timeline.event(interaction, toItem(frame, timeline.now(), timeline.lastSeq));
@@ -347,23 +352,6 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       }
       timeline.finish(interaction, outcome);
     }
-  }
-
-  let toldOfTrailers = false;
-  /**
-   * Hands the server's trailers to the client, as a pipe would. Cassettes do
-   * not hold trailers: the first time, the log says so (names only: a value may be a secret).
-   */
-  function passTrailers(interaction: Interaction, res: ServerResponse, trailers: UpstreamHeaders): void {
-    const passed = endToEndHeaders(trailers);
-    const names = Object.keys(passed);
-    if (names.length === 0) return;
-    res.addTrailers(passed);
-    if (toldOfTrailers) return;
-    toldOfTrailers = true;
-    log(
-      `${interaction.request.method} ${shown(interaction.request)}: the server sent HTTP trailers (${names.join(', ')}); passed to the client, but cassettes do not hold trailers, so a replay will not send them`,
-    );
   }
 
   function recordUnreachable(interaction: Interaction, res: ServerResponse, err: unknown, reason: StopReason | undefined): Failure {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Body, ContentEncoding, Failure, Interaction, SseItem, StreamEnd, WsFrame } from '../cassette/index.js';
+import type { Body, ContentEncoding, Failure, Headers, Interaction, SseItem, StreamEnd, WsFrame } from '../cassette/index.js';
 import type { JournalEntry } from './journal.js';
 
 /** How an exchange ended, as `Timeline.finish` records it. */
@@ -10,6 +10,8 @@ export interface Outcome {
   /** The body's bytes, or the mark of one too big to keep. */
   bytes?: Buffer | Body;
   encoding?: ContentEncoding;
+  /** Trailer fields the server sent after the body or stream. */
+  trailers?: Headers;
 }
 
 /**
@@ -98,6 +100,7 @@ export class Timeline {
     i.timing.end = this.now();
     if (outcome.failure) i.failure = outcome.failure;
     if (outcome.encoding && i.response) i.response.encoding = outcome.encoding;
+    if (outcome.trailers && i.response) i.response.trailers = outcome.trailers;
     const live = i.response?.stream ?? i.response?.websocket;
     if (live && outcome.end) live.end = outcome.end;
     if (live && outcome.error) live.error = outcome.error;
@@ -110,6 +113,7 @@ export class Timeline {
       error: live?.error,
       bytes: outcome.bytes,
       encoding: outcome.encoding,
+      trailers: outcome.trailers,
     });
     if (this.finished.has(i)) this.watch?.changed(i);
     else {

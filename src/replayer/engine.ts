@@ -7,6 +7,7 @@ import {
   decodeBody,
   encodeContent,
   folderRestorer,
+  type Headers,
   type Interaction,
   type MachineFolders,
   makeRedactor,
@@ -77,7 +78,7 @@ interface Entry {
   anchor: number;
   served: boolean;
   /** Response headers and body bytes, computed on first use: they never change. */
-  prepared?: { headers: [string, string][]; body: Buffer; bodiless: boolean };
+  prepared?: { headers: [string, string][]; body: Buffer; bodiless: boolean; trailers: [string, string][] | undefined };
   /** Per event of its stream, the request it waits for (decision 0008), computed on first use. */
   causes?: StreamCauses;
   /** Per event of its stream, its wire text, computed on first use: a stream replayed again is not encoded again. */
@@ -103,6 +104,8 @@ export type ReplayAnswer =
        * recorded content-length, if any, is among the headers as the server sent it, and doors add none of their own.
        */
       bodiless: boolean;
+      /** Trailer fields to send after a whole body (decision 0014); a door that has a body's length then leaves it out. */
+      trailers?: [string, string][] | undefined;
     }
   | {
       kind: 'stream';
@@ -111,6 +114,8 @@ export type ReplayAnswer =
       headers: [string, string][];
       frames: (signal: AbortSignal) => AsyncGenerator<Buffer>;
       end: StreamEnd;
+      /** Trailer fields to send after a stream the server ended. */
+      trailers?: [string, string][] | undefined;
     }
   | { kind: 'failure'; entry: EntryInfo; status: 502; body: Buffer }
   | { kind: 'websocket'; entry: EntryInfo; status: 101; session: WsSessionLike }
@@ -397,10 +402,10 @@ export class ReplayEngine {
    * left to the door (the body served may differ from the one recorded); a
    * bodiless answer's is kept: it names the size of what a GET would get.
    */
-  private headersOf(i: Interaction, bodiless: boolean): [string, string][] {
+  private headersOf(headers: Headers, bodiless: boolean): [string, string][] {
     const out: [string, string][] = [];
     let length: [string, string][] = [];
-    for (const [name, value] of Object.entries(i.response?.headers ?? {})) {
+    for (const [name, value] of Object.entries(headers)) {
       const pairs = (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, this.fromPlaceholders(v)]);
       // Kept last, as the recorder writes it: node mangles a content-disposition that follows a content-length.
       if (name === 'content-length') length = bodiless ? pairs : [];
@@ -493,20 +498,22 @@ export class ReplayEngine {
     if (!entry.prepared) {
       const status = i.response.status;
       const bodiless = !i.response.stream && (i.request.method === 'HEAD' || status < 200 || status === 204 || status === 304);
+      const trailers = i.response.trailers;
       entry.prepared = {
-        headers: this.headersOf(i, bodiless),
+        headers: this.headersOf(i.response.headers, bodiless),
         body: i.response.stream ? Buffer.alloc(0) : this.bodyBytes(i.response.body, encoding),
         bodiless,
+        trailers: trailers && Object.keys(trailers).length > 0 ? this.headersOf(trailers, false) : undefined,
       };
     }
-    const { headers, body, bodiless } = entry.prepared;
+    const { headers, body, bodiless, trailers } = entry.prepared;
     const stream = i.response.stream;
     if (!stream) {
       const delayMs = this.timing.kind === 'instant' ? 0 : this.timing.factor * ((i.timing.end ?? i.timing.start) - i.timing.start);
       // A body too big to keep has no bytes to give: the status and headers, then the break, as if cut short.
       const omitted = i.response.body !== undefined && 'omitted' in i.response.body;
       const end: BodyEnd = omitted ? 'broken' : !i.failure ? 'complete' : i.failure.code === 'client_closed' ? 'client-closed' : 'broken';
-      return { kind: 'response', entry: info, status: i.response.status, headers, body, delayMs, end, bodiless };
+      return { kind: 'response', entry: info, status: i.response.status, headers, body, delayMs, end, bodiless, trailers };
     }
     const servedAt = performance.now();
     const reframe = this.options.reframe;
@@ -515,7 +522,7 @@ export class ReplayEngine {
       const framed = reframe ? reframe(own, info) : own;
       return encoding ? encodeStream(framed, encoding) : framed;
     };
-    return { kind: 'stream', entry: info, status: i.response.status, headers, frames, end: stream.end };
+    return { kind: 'stream', entry: info, status: i.response.status, headers, frames, end: stream.end, trailers };
   }
 
   /** A recorded body as the client gets it: placeholders restored, encoded again when the server had encoded it. */

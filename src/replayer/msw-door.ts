@@ -11,9 +11,12 @@ function toResponse(answer: HttpAnswer): Response {
   if (answer.kind !== 'stream') {
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
     if (answer.kind !== 'response' || answer.end === 'complete') {
-      // As the other doors: a whole body's length is said; a bodiless answer's recorded one is among its headers.
+      // As the other doors: a whole body's length is said; a bodiless answer's recorded one is among its headers, and a
+      // body with trailers came chunked (a Fetch Response has no trailers to give).
       const sized =
-        answer.kind === 'response' && answer.bodiless ? headers : [...headers, ['content-length', String(answer.body.byteLength)]];
+        answer.kind === 'response' && (answer.bodiless || answer.trailers)
+          ? headers
+          : [...headers, ['content-length', String(answer.body.byteLength)]];
       return new HttpResponse(answer.body, { status: answer.status, headers: sized as [string, string][] });
     }
     // Cut short when recorded: the same bytes, then the break (or an open body, if the recorded client left first).

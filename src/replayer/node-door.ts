@@ -49,8 +49,12 @@ export function writeAnswer(answer: HttpAnswer, res: ServerResponse): Promise<vo
 
 function writeWhole(answer: Exclude<HttpAnswer, { kind: 'stream' }>, res: ServerResponse): void {
   const head = answer.kind === 'response' ? answer.headers.flat() : ['content-type', 'application/json'];
-  if (answer.kind !== 'response' || !answer.bodiless) head.push('content-length', String(answer.body.byteLength));
+  const trailers = answer.kind === 'response' ? answer.trailers : undefined;
+  // Trailers need a chunked body: no length then, and the names announced as the server announced them.
+  if (trailers) head.push('trailer', announce(trailers));
+  else if (answer.kind !== 'response' || !answer.bodiless) head.push('content-length', String(answer.body.byteLength));
   res.writeHead(answer.status, head);
+  if (trailers) res.addTrailers(trailers);
   // A small body as a latin1 string (byte for byte the same) goes out joined to the head in one buffer; a Buffer
   // beside the head string costs node a scatter write, about 2% of a loopback round trip.
   const body = answer.body;
@@ -59,6 +63,9 @@ function writeWhole(answer: Exclude<HttpAnswer, { kind: 'stream' }>, res: Server
 }
 
 const SMALL_BODY = 16 * 1024;
+
+/** The `Trailer` header's value: the names of the fields to come. */
+const announce = (trailers: [string, string][]) => [...new Set(trailers.map(([name]) => name))].join(', ');
 
 async function writeLater(answer: HttpAnswer, res: ServerResponse): Promise<void> {
   if (answer.kind !== 'stream') {
@@ -76,7 +83,7 @@ async function writeLater(answer: HttpAnswer, res: ServerResponse): Promise<void
     if (end === 'broken') res.destroy();
     return;
   }
-  res.writeHead(answer.status, answer.headers.flat());
+  res.writeHead(answer.status, answer.trailers ? [...answer.headers.flat(), 'trailer', announce(answer.trailers)] : answer.headers.flat());
   res.flushHeaders();
   const controller = new AbortController();
   res.on('close', () => controller.abort());
@@ -89,7 +96,10 @@ async function writeLater(answer: HttpAnswer, res: ServerResponse): Promise<void
   } catch {
     return; // the client left
   }
-  if (answer.end === 'server-closed') res.end();
+  if (answer.end === 'server-closed') {
+    if (answer.trailers) res.addTrailers(answer.trailers);
+    res.end();
+  }
   // Break only once the last events are on the wire, as the recorded stream did.
   else if (answer.end === 'broken') await flushed.then(() => res.destroy());
   // Closed by the client or the proxy when recorded: stays open until this client closes.

@@ -110,13 +110,15 @@ export class CassetteDispatcher extends Dispatcher {
   private deliverPlain(answer: Exclude<HttpAnswer, { kind: 'stream' }>, h: LegacyHandler): Promise<void> | undefined {
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
     const end = answer.kind === 'response' ? answer.end : 'complete';
-    const sized = end === 'complete' && !(answer.kind === 'response' && answer.bodiless);
+    const trailers = answer.kind === 'response' ? answer.trailers : undefined;
+    // A body with trailers came chunked, with no length.
+    const sized = end === 'complete' && !trailers && !(answer.kind === 'response' && answer.bodiless);
     h.onHeaders?.(answer.status, flatHeaders(headers, sized ? answer.body.byteLength : undefined), () => {}, '');
     if (answer.body.byteLength > 0) h.onData?.(answer.body);
     // The recorded client stopped reading: the body stays open until this client gives up too.
     if (end === 'client-closed') return undefined;
     if (end === 'complete') {
-      h.onComplete?.([]);
+      h.onComplete?.(trailers ? flatHeaders(trailers) : []);
       return undefined;
     }
     // The break comes after the bytes have been read, as it would off a socket (an error in the same tick is lost).
@@ -139,7 +141,7 @@ export class CassetteDispatcher extends Dispatcher {
       await new Promise<void>((resolve) => setImmediate(resolve));
       throw new errors.SocketError('other side closed');
     }
-    if (answer.end === 'server-closed') return h.onComplete?.([]);
+    if (answer.end === 'server-closed') return h.onComplete?.(answer.trailers ? flatHeaders(answer.trailers) : []);
     await new Promise((resolve) => signal.addEventListener('abort', resolve));
   }
 
