@@ -1,4 +1,4 @@
-import { brotliCompressSync, constants, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 
 /** The content codings a cassette stores decoded and replay encodes again. */
 export const CONTENT_ENCODINGS = ['gzip', 'deflate', 'br'] as const;
@@ -10,6 +10,21 @@ export function contentEncodingOf(value: string | undefined): ContentEncoding | 
   if (v === 'gzip' || v === 'x-gzip') return 'gzip';
   if (v === 'deflate' || v === 'br') return v;
   return undefined;
+}
+
+/**
+ * Decodes a whole body at once, up to `limit` bytes of content: `undefined`
+ * when the bytes are not valid in that coding, or hold more (a bomb is not unpacked).
+ */
+export function decodeContent(bytes: Uint8Array, encoding: ContentEncoding, limit: number): Buffer | undefined {
+  const options = { maxOutputLength: limit };
+  try {
+    if (encoding === 'gzip') return gunzipSync(bytes, options);
+    if (encoding === 'deflate') return inflateSync(bytes, options);
+    return brotliDecompressSync(bytes, options);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Encodes a whole body for replay. */

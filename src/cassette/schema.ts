@@ -86,6 +86,11 @@ export const requestSchema = z.strictObject({
   path: z.string().startsWith('/'),
   headers: headersSchema,
   body: bodySchema.optional(),
+  /**
+   * The content coding the client applied to its body (its `Content-Encoding`):
+   * the body holds the decoded content, redacted and matched as such (decision 0015).
+   */
+  encoding: z.enum(CONTENT_ENCODINGS).optional(),
 });
 
 export const responseSchema = z

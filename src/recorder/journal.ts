@@ -30,7 +30,7 @@ export const journalPath = (cassette: string): string => `${cassette}.journal`;
 /** What the recorder tells the journal, as it happens. Bytes and live objects are turned into records when flushed. */
 export type JournalEntry =
   | { k: 'open'; seq: number; request: Interaction['request']; start: number }
-  | { k: 'request-body'; seq: number; bytes: Buffer }
+  | { k: 'request-body'; seq: number; bytes: Buffer; encoding?: ContentEncoding }
   | {
       k: 'response';
       seq: number;
@@ -58,7 +58,7 @@ export type JournalEntry =
 type JournalRecord =
   | { k: 'meta'; journal: 1; meta: CassetteMeta }
   | Exclude<JournalEntry, { k: 'request-body' } | { k: 'end' } | { k: 'event' }>
-  | { k: 'request-body'; seq: number; body: Body }
+  | { k: 'request-body'; seq: number; body: Body; encoding?: ContentEncoding }
   /** Consecutive events of one stream, cleaned together: one redaction pass per flush, not per event. */
   | { k: 'events'; seq: number; items: SseItem[] }
   | {
@@ -259,7 +259,8 @@ export class JournalWriter {
         return [{ ...e, request: one({ request: e.request }).request }];
       case 'request-body': {
         const body = encodeBody(e.bytes);
-        return [{ k: 'request-body', seq: e.seq, body: (body && one({ request: { ...blank, body } }).request.body) ?? { text: '' } }];
+        const cleaned = (body && one({ request: { ...blank, body } }).request.body) ?? { text: '' };
+        return [{ k: 'request-body', seq: e.seq, body: cleaned, ...(e.encoding ? { encoding: e.encoding } : {}) }];
       }
       case 'response':
         return [{ ...e, headers: one({ request: blank, response: { status: e.status, headers: e.headers } }).response?.headers ?? {} }];
@@ -399,6 +400,7 @@ export async function readJournal(file: string): Promise<Recovered> {
     switch (r.k) {
       case 'request-body':
         i.request.body = r.body;
+        if (r.encoding) i.request.encoding = r.encoding;
         break;
       case 'response':
         i.timing.headers = r.at;

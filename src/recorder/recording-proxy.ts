@@ -8,9 +8,11 @@ import {
   type Cassette,
   type CassetteMeta,
   contentEncodingOf,
+  decodeContent,
   type Failure,
   type Interaction,
   interactionPreparer,
+  MAX_STORED_BODY,
   type MachineFolders,
   makeRedactor,
   type PreparedInteraction,
@@ -220,8 +222,14 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       });
       return;
     }
-    if (bodyBytes.byteLength > 0) rawBodies.set(interaction.request, bodyBytes);
-    timeline.requestBody(interaction, bodyBytes);
+    // The server gets the bytes as sent; the recording gets the content of a compressed body, so that redaction and
+    // matching see what it says (a gzip header's timestamp changes from one run of a client to the next).
+    const encoding = bodyBytes.byteLength > 0 ? contentEncodingOf(headerValue(interaction.request.headers, 'content-encoding')) : undefined;
+    const content = encoding && decodeContent(bodyBytes, encoding, MAX_STORED_BODY);
+    if (content) interaction.request.encoding = encoding;
+    const kept = content || bodyBytes;
+    if (kept.byteLength > 0) rawBodies.set(interaction.request, kept);
+    timeline.requestBody(interaction, kept, content ? encoding : undefined);
 
     let stream: SseStream | undefined;
     let parser: SseParser | undefined;

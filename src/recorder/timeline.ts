@@ -58,8 +58,9 @@ export class Timeline {
   }
 
   /** The request body, read whole. */
-  requestBody(i: Interaction, bytes: Buffer): void {
-    if (bytes.byteLength > 0) this.journal?.({ k: 'request-body', seq: i.seq, bytes });
+  /** The request body as recorded: the content, with the coding it came in when it came compressed. */
+  requestBody(i: Interaction, bytes: Buffer, encoding?: ContentEncoding): void {
+    if (bytes.byteLength > 0) this.journal?.({ k: 'request-body', seq: i.seq, bytes, ...(encoding ? { encoding } : {}) });
   }
 
   /** The response head: status and headers, and whether a stream or session follows. */

@@ -3,12 +3,15 @@ import {
   type Body,
   type Cassette,
   type ContentEncoding,
+  contentEncodingOf,
   currentFolders,
   decodeBody,
+  decodeContent,
   encodeContent,
   folderRestorer,
   type Headers,
   type Interaction,
+  MAX_STORED_BODY,
   type MachineFolders,
   makeRedactor,
   placeholderMapper,
@@ -138,6 +141,15 @@ export const STRICT_MISS_STATUS = 400;
 /** How many unmatched requests an engine keeps for its report (the count goes on). */
 export const MISSES_KEPT = 100;
 
+/** A live request with a compressed body as its content (decision 0015); any other request as it came. */
+function contentOf(live: ReplayRequest): ReplayRequest {
+  if (live.body.byteLength === 0) return live;
+  const header = live.headers['content-encoding'];
+  const encoding = contentEncodingOf(Array.isArray(header) ? header[0] : header);
+  const content = encoding && decodeContent(live.body, encoding, MAX_STORED_BODY);
+  return content ? { ...live, body: content } : live;
+}
+
 /** How a recorded plain body ended. */
 export type BodyEnd = 'complete' | 'broken' | 'client-closed';
 
@@ -265,11 +277,18 @@ export class ReplayEngine {
   }
 
   private serve(live: ReplayRequest, upgrade: boolean): ReplayAnswer {
-    const req = this.redacted(live);
-    const shape = shapeOf(req, this.options, this.toPlaceholders);
+    let req = this.redacted(contentOf(live));
+    let shape = shapeOf(req, this.options, this.toPlaceholders);
     this.indexRoute(shape.pathname);
-    const key = shapeKey(shape);
-    const group = this.groups.get(key);
+    let key = shapeKey(shape);
+    let group = this.groups.get(key);
+    if (!group && req.body !== live.body) {
+      // Recorded before decision 0015, a compressed body was kept as its bytes: those are tried when the content matches nothing.
+      const asSent = this.redacted(live);
+      const sentShape = shapeOf(asSent, this.options, this.toPlaceholders);
+      const sentGroup = this.groups.get(shapeKey(sentShape));
+      if (sentGroup) [req, shape, key, group] = [asSent, sentShape, shapeKey(sentShape), sentGroup];
+    }
     if (upgrade && group?.[0]?.interaction.response?.websocket) {
       const answer = this.websocketAnswer(key, group);
       if (answer) return answer;
