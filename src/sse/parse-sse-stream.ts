@@ -44,7 +44,10 @@ export class SseParser {
       }
       this.first = false;
       this.pendingLine = [];
-      bytes = held.subarray(0, 3).equals(BOM) ? held.subarray(3) : held;
+      const bom = held.subarray(0, 3).equals(BOM);
+      bytes = bom ? held.subarray(3) : held;
+      // Clients skip it; the wire text keeps it, so the first frame replays with the bytes the server sent.
+      if (bom) this.rawText?.push('\ufeff');
     }
     if (this.skipLf && bytes.length > 0) {
       this.skipLf = false;

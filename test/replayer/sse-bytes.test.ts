@@ -54,4 +54,33 @@ describe('SSE byte for byte', () => {
       msw.close();
     }
   });
+
+  it('a stream that opens with a byte-order mark replays it, through all three doors', async () => {
+    const wire = '\ufeffdata: first\n\ndata: second\n\n';
+    const server = await startServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(wire);
+    });
+    cleanups.push(() => server.close());
+    const proxy = await startRecordingProxy({ target: server.url });
+    const bytes = async (res: Response | Awaited<ReturnType<typeof undiciFetch>>) => Buffer.from(await res.arrayBuffer());
+    const live = await bytes(await fetch(`${proxy.url}/stream`));
+    expect(live).toEqual(Buffer.from(wire));
+    const cassette = parseCassette(serializeCassette(await proxy.close()));
+    // Parsed as every client parses it: the mark is no part of the data.
+    expect(cassette.interactions[0]?.response?.stream?.events.map((e) => e.data)).toEqual(['first', 'second']);
+
+    const named = [{ name: 'bom.yaml', cassette }];
+    const replay = await startReplayServer(named);
+    cleanups.push(() => replay.close());
+    expect(await bytes(await fetch(`${replay.url}/stream`))).toEqual(live);
+    expect(await bytes(await undiciFetch('http://api.test/stream', { dispatcher: cassetteDispatcher(named) }))).toEqual(live);
+    const msw = setupServer(...cassetteHandlers(named).handlers);
+    msw.listen();
+    try {
+      expect(await bytes(await fetch('http://api.test/stream'))).toEqual(live);
+    } finally {
+      msw.close();
+    }
+  });
 });
