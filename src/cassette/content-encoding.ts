@@ -13,6 +13,17 @@ export function contentEncodingOf(value: string | undefined): ContentEncoding | 
 }
 
 /**
+ * The coding a `Content-Encoding` names when tapedeck cannot decode it (zstd
+ * on Node 20, a chain such as `gzip, br`): a body in it is kept as its bytes,
+ * neither redacted nor searched. `undefined` for none, identity, or one we decode.
+ */
+export function unreadableCoding(value: string | undefined): string | undefined {
+  const v = value?.trim().toLowerCase();
+  if (!v || v === 'identity' || contentEncodingOf(v)) return undefined;
+  return v;
+}
+
+/**
  * Decodes a whole body at once, up to `limit` bytes of content: `undefined`
  * when the bytes are not valid in that coding, or hold more (a bomb is not unpacked).
  */

@@ -1,6 +1,13 @@
 export { appendRecording } from './append.js';
 export { decodeBody, encodeBody, exactJson, jsonDepthWithin, MAX_JSON_DEPTH, MAX_STORED_BODY, omittedBody } from './body.js';
-export { CONTENT_ENCODINGS, type ContentEncoding, contentEncodingOf, decodeContent, encodeContent } from './content-encoding.js';
+export {
+  CONTENT_ENCODINGS,
+  type ContentEncoding,
+  contentEncodingOf,
+  decodeContent,
+  encodeContent,
+  unreadableCoding,
+} from './content-encoding.js';
 export { CassetteError, type CassetteErrorCode } from './errors.js';
 export { cassetteJsonSchema } from './json-schema.js';
 export { loadCassette, parseCassette } from './load.js';

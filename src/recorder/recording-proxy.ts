@@ -22,6 +22,7 @@ import {
   type Redactor,
   type SseItem,
   type SseStream,
+  unreadableCoding,
   writeCassetteStream,
 } from '../cassette/index.js';
 import { declaresNoBody } from '../net/declares-no-body.js';
@@ -280,6 +281,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
             });
           // The client gets the bytes as sent; the recording gets the content, decoded on the side.
           const encoding = contentEncodingOf(headerValue(headers, 'content-encoding'));
+          tellUnreadable(interaction, headerValue(headers, 'content-encoding'));
           if (encoding) decoder = new ContentDecoder(encoding, (content, stamp) => onContent(content, stamp.at, stamp.after));
           if (isSse) {
             stream = { events: [], end: 'server-closed' };
@@ -360,6 +362,17 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       }
       timeline.finish(interaction, outcome);
     }
+  }
+
+  const toldOf = new Set<string>();
+  /** Once per coding: a body tapedeck cannot decode is saved as it came, and nothing in it is redacted. */
+  function tellUnreadable(interaction: Interaction, contentEncoding: string | undefined): void {
+    const coding = unreadableCoding(contentEncoding);
+    if (!coding || toldOf.has(coding)) return;
+    toldOf.add(coding);
+    log(
+      `${interaction.request.method} ${shown(interaction.request)}: the response is in ${coding}, a content coding tapedeck cannot decode here; its body is saved as it came, and nothing in it is redacted (have the client ask for gzip or br, e.g. without ${coding} in its Accept-Encoding)`,
+    );
   }
 
   function recordUnreachable(interaction: Interaction, res: ServerResponse, err: unknown, reason: StopReason | undefined): Failure {

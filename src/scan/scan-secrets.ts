@@ -1,7 +1,16 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { type Cassette, currentFolders, machineNamesIn, makeRedactor, parseCassette, type RedactionConfig } from '../cassette/index.js';
+import {
+  type Cassette,
+  currentFolders,
+  type Headers,
+  machineNamesIn,
+  makeRedactor,
+  parseCassette,
+  type RedactionConfig,
+  unreadableCoding,
+} from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 
 export interface SecretFinding {
@@ -70,6 +79,25 @@ function* decodedBase64(value: unknown): Generator<string> {
       if (k === 'base64' && typeof v === 'string') yield Buffer.from(v, 'base64').toString('latin1');
       else yield* decodedBase64(v);
     }
+}
+
+/** Bodies kept as their bytes in a content coding tapedeck cannot decode: nothing in them was redacted or can be searched. */
+function* unreadableBodies(cassette: Cassette): Generator<string> {
+  const coded = (headers: Headers) => {
+    const v = headers['content-encoding'];
+    return unreadableCoding(Array.isArray(v) ? v.join(', ') : v);
+  };
+  for (const i of cassette.interactions) {
+    const parts = [
+      ['request', i.request.headers, i.request.body],
+      ['response', i.response?.headers ?? {}, i.response?.body],
+    ] as const;
+    for (const [which, headers, body] of parts) {
+      const coding = coded(headers);
+      if (coding && body && !('omitted' in body))
+        yield `#${i.seq}'s ${which} body is in ${coding}, a content coding tapedeck cannot decode: it was neither redacted nor searched; check it by hand, or record it again with the client asking for gzip or br`;
+    }
+  }
 }
 
 /** The document as YAML (or JSON, or JSON lines) would read it: escapes and quoting undone. */
@@ -146,6 +174,7 @@ export async function scanForSecrets(
       }
     }
     for (const { value, kind } of cassette ? redactor.findSecrets(cassette) : []) add(value, kind);
+    for (const w of cassette ? unreadableBodies(cassette) : []) warnings.push(`${file}: ${w}`);
     // A committed cassette is portable: this machine's host name and folders stand as placeholders.
     for (const name of cassette ? machineNamesIn(cassette, folders) : [])
       add(name, name === folders.host ? "this machine's host name" : 'a folder of this machine');

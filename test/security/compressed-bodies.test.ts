@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -144,5 +144,41 @@ describe('a compressed request body recorded before it was decoded', () => {
       dispatcher,
     });
     expect(await res.body.json()).toEqual({ hits: 1 });
+  });
+});
+
+describe('a body in a content coding tapedeck cannot decode', () => {
+  it('passes byte for byte, and bench proxy and bench scan both say that nothing in it was redacted', async () => {
+    // A zstd frame (magic, a one-byte size, one compressed-looking block): Node 20 has no zstd.
+    const opaque = Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x20, 40]), Buffer.from([1 | (40 << 3), 0, 0]), randomBytes(40)]);
+    const upstream = await startServer(async (req, res) => {
+      await readBody(req);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'zstd' });
+      res.end(opaque);
+    });
+    cleanups.push(() => upstream.close());
+    const got = async (url: string) => Buffer.from((await run('curl', ['-sS', `${url}/data`], { encoding: 'buffer' })).stdout);
+
+    const proxy = await benchProxyUnderWrapper(upstream.url, 'zstd.yaml', cleanups);
+    expect(await got(proxy.url)).toEqual(opaque);
+    expect(await got(proxy.url)).toEqual(opaque);
+    process.kill(proxy.bench.wrapperPid, 'SIGTERM');
+    await proxy.bench.ended;
+    // Said once, naming the coding and what to do.
+    expect(proxy.bench.stderr().match(/in zstd, a content coding tapedeck cannot decode/g)).toHaveLength(1);
+    expect(proxy.bench.stderr()).toMatch(/nothing in it is redacted \(have the client ask for gzip or br/);
+
+    const scan = await runBench(['scan', proxy.file]);
+    expect(scan.stderr).toMatch(
+      /#1's response body is in zstd, a content coding tapedeck cannot decode: it was neither redacted nor searched/,
+    );
+    expect(scan.stderr).toMatch(/#2's response body is in zstd/);
+
+    const replay = await startBench(['replay', '--quiet', proxy.file]);
+    cleanups.push(async () => {
+      replay.child.kill('SIGTERM');
+      await replay.exit();
+    });
+    expect(await got(replay.url)).toEqual(opaque);
   });
 });
