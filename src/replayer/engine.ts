@@ -277,12 +277,13 @@ export class ReplayEngine {
   }
 
   private serve(live: ReplayRequest, upgrade: boolean): ReplayAnswer {
-    let req = this.redacted(contentOf(live));
+    const content = contentOf(live);
+    let req = this.redacted(content);
     let shape = shapeOf(req, this.options, this.toPlaceholders);
     this.indexRoute(shape.pathname);
     let key = shapeKey(shape);
     let group = this.groups.get(key);
-    if (!group && req.body !== live.body) {
+    if (!group && content !== live) {
       // Recorded before decision 0015, a compressed body was kept as its bytes: those are tried when the content matches nothing.
       const asSent = this.redacted(live);
       const sentShape = shapeOf(asSent, this.options, this.toPlaceholders);
