@@ -2,9 +2,15 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import {
+  type Body,
   type Cassette,
+  contentEncodingOf,
   currentFolders,
+  decodeContent,
+  encodeBody,
   type Headers,
+  type Interaction,
+  MAX_STORED_BODY,
   machineNamesIn,
   makeRedactor,
   parseCassette,
@@ -81,12 +87,40 @@ function* decodedBase64(value: unknown): Generator<string> {
     }
 }
 
+const codingOf = (headers: Headers) => {
+  const v = headers['content-encoding'];
+  return Array.isArray(v) ? v.join(', ') : v;
+};
+
+/**
+ * Compressed bodies kept as their bytes though tapedeck decodes their coding
+ * (a request recorded before decision 0015): each as an interaction holding
+ * its content instead, to be searched as any body is, with the base64 that stands for it in the file.
+ */
+function* compressedBodies(cassette: Cassette): Generator<{ inside: Interaction; base64: string }> {
+  for (const i of cassette.interactions) {
+    const sides = [
+      [i.request.body, i.request.headers, i.request.encoding, (body: Body) => ({ ...i, request: { ...i.request, body } })],
+      [
+        i.response?.body,
+        i.response?.headers ?? {},
+        i.response?.encoding,
+        (body: Body) => ({ ...i, response: { ...(i.response as NonNullable<Interaction['response']>), body } }),
+      ],
+    ] as const;
+    for (const [body, headers, recorded, withBody] of sides) {
+      const coding = contentEncodingOf(codingOf(headers));
+      if (!body || !('base64' in body) || !coding || recorded) continue;
+      const content = decodeContent(Buffer.from(body.base64, 'base64'), coding, MAX_STORED_BODY);
+      const decoded = content && encodeBody(content);
+      if (decoded) yield { inside: withBody(decoded), base64: body.base64 };
+    }
+  }
+}
+
 /** Bodies kept as their bytes in a content coding tapedeck cannot decode: nothing in them was redacted or can be searched. */
 function* unreadableBodies(cassette: Cassette): Generator<string> {
-  const coded = (headers: Headers) => {
-    const v = headers['content-encoding'];
-    return unreadableCoding(Array.isArray(v) ? v.join(', ') : v);
-  };
+  const coded = (headers: Headers) => unreadableCoding(codingOf(headers));
   for (const i of cassette.interactions) {
     const parts = [
       ['request', i.request.headers, i.request.body],
@@ -175,6 +209,21 @@ export async function scanForSecrets(
     }
     for (const { value, kind } of cassette ? redactor.findSecrets(cassette) : []) add(value, kind);
     for (const w of cassette ? unreadableBodies(cassette) : []) warnings.push(`${file}: ${w}`);
+    // Inside a compressed body the file spells nothing: a finding stands at the line of the body's base64.
+    for (const { inside, base64 } of cassette ? compressedBodies(cassette) : []) {
+      const one: Cassette = { version: 1, meta: { recorder: '', target: '', recordedAt: '' }, interactions: [inside] };
+      const line = lineOf(text, base64.slice(0, 60)) ?? 1;
+      const found = [
+        ...redactor.findSecrets(one),
+        ...[inside.request.body, inside.response?.body].flatMap((b) => (b && 'text' in b ? redactor.findShapes(b.text) : [])),
+      ];
+      for (const { value, kind } of found) {
+        const key = `${line} ${value}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        findings.push({ file, line, kind, preview: `${value.slice(0, 6)}…` });
+      }
+    }
     // A committed cassette is portable: this machine's host name and folders stand as placeholders.
     for (const name of cassette ? machineNamesIn(cassette, folders) : [])
       add(name, name === folders.host ? "this machine's host name" : 'a folder of this machine');

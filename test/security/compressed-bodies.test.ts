@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -114,28 +114,34 @@ describe('a compressed request body', () => {
   });
 });
 
+/**
+ * The text a tapedeck from before decision 0015 wrote for one POST whose body the client gzipped: the bytes, in
+ * base64 (the earlier writer kept them so; the pass that writes it here sees no more inside them than it did).
+ */
+function writtenBeforeDecoding(path: string, sent: Buffer, answer: unknown): string {
+  return serializeCassette({
+    version: 1,
+    meta: { recorder: 'an earlier tapedeck', target: 'http://api.test', recordedAt: '2026-11-01T00:00:00.000Z' },
+    interactions: [
+      {
+        seq: 1,
+        request: {
+          method: 'POST',
+          path,
+          headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' },
+          body: { base64: sent.toString('base64') },
+        },
+        response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: answer } },
+        timing: { start: 0 },
+      },
+    ],
+  });
+}
+
 describe('a compressed request body recorded before it was decoded', () => {
   it('still matches the same bytes: the bytes are tried when the content matches nothing', async () => {
     const sent = gzipSync(Buffer.from('{"q":"tea"}'));
-    const cassette = parseCassette(
-      serializeCassette({
-        version: 1,
-        meta: { recorder: 'an earlier tapedeck', target: 'http://api.test', recordedAt: '2026-11-01T00:00:00.000Z' },
-        interactions: [
-          {
-            seq: 1,
-            request: {
-              method: 'POST',
-              path: '/search',
-              headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' },
-              body: { base64: sent.toString('base64') },
-            },
-            response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { hits: 1 } } },
-            timing: { start: 0 },
-          },
-        ],
-      }),
-    );
+    const cassette = parseCassette(writtenBeforeDecoding('/search', sent, { hits: 1 }));
     const dispatcher = cassetteDispatcher([{ name: 'old.yaml', cassette }]);
     const res = await request('http://api.test/search', {
       method: 'POST',
@@ -180,5 +186,24 @@ describe('a body in a content coding tapedeck cannot decode', () => {
       await replay.exit();
     });
     expect(await got(replay.url)).toEqual(opaque);
+  });
+});
+
+describe('bench scan over a cassette recorded before compressed requests were decoded', () => {
+  it('decodes a compressed body kept as its bytes and reports the secrets inside, at the line of that body', async () => {
+    const sent = gzipSync(Buffer.from(CONTENT));
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-old-gzip-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, 'old.yaml');
+    await writeFile(file, writtenBeforeDecoding('/login', sent, { ok: true }));
+    const text = await readFile(file, 'utf8');
+    // The state such a recording was left in: both secrets in the file, one gunzip away.
+    expect(text).toContain(sent.toString('base64'));
+    const line = text.split('\n').findIndex((l) => l.includes(sent.toString('base64').slice(0, 60))) + 1;
+
+    const scan = await runBench(['scan', file]);
+    expect(scan.code).toBe(1);
+    expect(scan.stdout).toContain(`${file}:${line}: api_key`);
+    expect(scan.stdout).toContain(`${file}:${line}: password`);
   });
 });
