@@ -2,7 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Headers } from '../cassette/index.js';
 
 // Hop-by-hop headers (RFC 9110 7.6.1) describe one connection, not the message. `Expect: 100-continue`
-// is answered by the proxy's own server before the body is read, and undici refuses to send it.
+// is answered by the proxy's own server before the body is read, and undici refuses to send it. `Trailer` is
+// end-to-end, but a recording keeps the trailers themselves and replay announces them (decision 0014).
 const HOP_BY_HOP = new Set([
   'connection',
   'keep-alive',

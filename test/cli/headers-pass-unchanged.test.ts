@@ -10,7 +10,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../src/cassette/index.js';
 import { cassetteDispatcher } from '../../src/replayer/index.js';
-import { benchProxyUnderWrapper, runBench, startBench } from '../helpers/cli.js';
+import { benchProxyUnderWrapper, benchReplayOf, runBench, startBench } from '../helpers/cli.js';
 import { sleep, startServer } from '../helpers/servers.js';
 
 const run = promisify(execFile);
@@ -80,11 +80,7 @@ describe('header bytes outside ASCII', () => {
     await proxy.bench.ended;
     expect(existsSync(proxy.file)).toBe(true);
 
-    const replay = await startBench(['replay', '--quiet', proxy.file]);
-    cleanups.push(async () => {
-      replay.child.kill('SIGTERM');
-      await replay.exit();
-    });
+    const replay = await benchReplayOf(proxy.file, cleanups);
     expect(await headOf(replay.url)).toEqual(direct);
   });
 });
@@ -140,11 +136,7 @@ describe('HTTP trailers', () => {
     const saved = { 'x-api-key': '<redacted:x-api-key>', 'x-checksum': 'sha-0f1e2d' };
     expect((await loadCassette(proxy.file)).interactions.map((i) => i.response?.trailers)).toEqual([saved, saved]);
 
-    const replay = await startBench(['replay', '--quiet', proxy.file]);
-    cleanups.push(async () => {
-      replay.child.kill('SIGTERM');
-      await replay.exit();
-    });
+    const replay = await benchReplayOf(proxy.file, cleanups);
     const replayed = await raw(replay.url);
     expect(announced(replayed)).toEqual(['x-api-key', 'x-checksum']);
     expect(bodyOf(replayed)).toBe('part one, part two');

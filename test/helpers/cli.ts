@@ -141,3 +141,13 @@ export async function benchProxyUnderWrapper(target: string, name: string, clean
   const url = (await bench.waitForStdout(/listening on (\S+)\n/))[1] as string;
   return { file, url, bench };
 }
+
+/** `bench replay --quiet` of `file` as a process, stopped by `cleanups` at the test's end. */
+export async function benchReplayOf(file: string, cleanups: (() => Promise<unknown>)[]): Promise<LongRunning> {
+  const replay = await startBench(['replay', '--quiet', file]);
+  cleanups.push(async () => {
+    replay.child.kill('SIGTERM');
+    await replay.exit();
+  });
+  return replay;
+}

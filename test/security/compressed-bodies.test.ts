@@ -9,7 +9,7 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCassette, parseCassette, serializeCassette } from '../../src/cassette/index.js';
 import { cassetteDispatcher } from '../../src/replayer/index.js';
-import { benchProxyUnderWrapper, runBench, startBench } from '../helpers/cli.js';
+import { benchProxyUnderWrapper, benchReplayOf, runBench } from '../helpers/cli.js';
 import { readBody, sleep, startServer } from '../helpers/servers.js';
 
 const run = promisify(execFile);
@@ -100,11 +100,7 @@ describe('a compressed request body', () => {
     expect(scan.code).toBe(0);
 
     // The next run compresses the same content with another timestamp: other bytes, the same request.
-    const replay = await startBench(['replay', '--quiet', proxy.file]);
-    cleanups.push(async () => {
-      replay.child.kill('SIGTERM');
-      await replay.exit();
-    });
+    const replay = await benchReplayOf(proxy.file, cleanups);
     expect(await pythonPost(`${replay.url}/login/gzip`, 'gzip', 1_800_000_000)).toEqual({
       status: 200,
       body: '{"ok":true,"coding":"gzip"}',
@@ -180,11 +176,7 @@ describe('a body in a content coding tapedeck cannot decode', () => {
     );
     expect(scan.stderr).toMatch(/#2's response body is in zstd/);
 
-    const replay = await startBench(['replay', '--quiet', proxy.file]);
-    cleanups.push(async () => {
-      replay.child.kill('SIGTERM');
-      await replay.exit();
-    });
+    const replay = await benchReplayOf(proxy.file, cleanups);
     expect(await got(replay.url)).toEqual(opaque);
   });
 });
