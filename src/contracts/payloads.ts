@@ -4,7 +4,23 @@ import { z } from 'zod';
 const seq = z.number().int().nullable();
 const base = (type: string) => ({ type: z.literal(type), sequence_number: seq });
 const responseObject = z.looseObject({ id: z.string(), status: z.string(), model: z.string().optional() });
-const item = z.looseObject({ id: z.string(), type: z.string() });
+/**
+ * A finished output item carries what its type means: a tool call its id, name and arguments, a tool's output the
+ * output (the real full server writes a policy denial there), a message its role and content. A variation that
+ * drops one of these is not one the server sends, so the fuzzer may not try it.
+ */
+const ITEM_TYPES = ['function_call', 'function_call_output', 'message'];
+const item = z.union([
+  z.looseObject({ id: z.string(), type: z.literal('function_call'), call_id: z.string(), name: z.string(), arguments: z.string() }),
+  z.looseObject({
+    id: z.string(),
+    type: z.literal('function_call_output'),
+    call_id: z.string(),
+    output: z.union([z.string(), z.array(z.unknown())]),
+  }),
+  z.looseObject({ id: z.string(), type: z.literal('message'), role: z.string(), content: z.array(z.unknown()) }),
+  z.looseObject({ id: z.string(), type: z.string().refine((t) => !ITEM_TYPES.includes(t)) }),
+]);
 
 /** The omnigent session stream's payloads, per event type (`ServerStreamEvent`). */
 export const omnigentPayloads: Record<string, z.ZodType> = {

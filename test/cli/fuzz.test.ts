@@ -21,6 +21,14 @@ describe('bench fuzz', () => {
     expect(r.code).toBe(0);
   }, 120_000);
 
+  // Seed 7 once dropped `output` from the real full server's function_call_output item, where it writes its policy
+  // denial: the pack now says an output item carries what its type means, so that variation is never tried.
+  it("keeps the real omnigent server's policy_deny verdict at seed 7: a tool's output is never dropped", async () => {
+    const r = await runBench(['fuzz', '--cassettes', join(CASSETTES, 'openai-agents-real'), '--runs', '50', '--seed', '7']);
+    expect(r.stdout).toContain('ok   openai-agents policy_deny: 50 legal variations, verdict SUPPORTED held');
+    expect(r.code).toBe(0);
+  }, 60_000);
+
   it('exits 1 and saves a shrunk counterexample when a legal variation changes a verdict', async () => {
     const out = await mkdtemp(join(tmpdir(), 'tapedeck-fuzz-cli-'));
     dirs.push(out);

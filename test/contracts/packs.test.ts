@@ -191,7 +191,12 @@ const ev = (type: string, data: Record<string, unknown> = {}) => ({
 });
 const status = (s: string) => ev('session.status', { conversation_id: cid, status: s });
 const response = (s: string) => ({ response: { id: 'resp_1', status: s, model: 'claude-native-ui' } });
-const item = (type: string) => ev('response.output_item.done', { item: { id: 'i1', type, role: 'assistant' } });
+// What each type of item carries (the pack asks for it): a message its role and content, a call its id, name and arguments.
+const ITEM_FIELDS: Record<string, Record<string, unknown>> = {
+  message: { role: 'assistant', content: [{ type: 'output_text', text: 'hi' }] },
+  function_call: { call_id: 'call_1', name: 'list_files', arguments: '{}' },
+};
+const item = (type: string) => ev('response.output_item.done', { item: { id: 'i1', type, ...ITEM_FIELDS[type] } });
 
 /** A legal native-tui turn (trace A of the reference), with optional parts. */
 function legalTurn(o: { deltas: number; flaps: number; deny: boolean }) {
@@ -384,5 +389,22 @@ describe('reports', () => {
     const failing = checked.cassettes[0]?.rules.filter((r) => r.violations.length > 0).length;
     expect(failing).toBeGreaterThan(0);
     expect(summary.trim()).toBe(`${rules} ${failing}`);
+  });
+});
+
+describe('omnigent payloads: an output item carries what its type means', () => {
+  const pack = findPack('omnigent/full-server');
+  const done = (item: Record<string, unknown>) => ({ sequence_number: 6, type: 'response.output_item.done', item });
+  const schema = pack?.payloads?.['response.output_item.done'];
+  it("accepts the real full server's items and refuses one that dropped what a client reads", () => {
+    const output = { id: 'fco_1', type: 'function_call_output', call_id: 'call_1', output: '{"error": "Denied by policy: p"}' };
+    expect(schema?.safeParse(done(output)).success).toBe(true);
+    // Where 0.19.1 writes a policy denial: a variation without it is not one the server sends (bench fuzz, seed 7).
+    const { output: _, ...noOutput } = output;
+    expect(schema?.safeParse(done(noOutput)).success).toBe(false);
+    expect(schema?.safeParse(done({ id: 'fc_1', type: 'function_call', call_id: 'c', name: 'ls' })).success).toBe(false);
+    expect(schema?.safeParse(done({ id: 'm1', type: 'message', role: 'assistant' })).success).toBe(false);
+    // An item type the pack does not know keeps only its id and type.
+    expect(schema?.safeParse(done({ id: 'r1', type: 'reasoning' })).success).toBe(true);
   });
 });
