@@ -4,7 +4,7 @@ import { GrowingList, inScrubOrder } from './growing-secret-list.js';
 import type { Body, Cassette, Interaction, SseItem, WsFrame } from './schema.js';
 import { secretSpellings } from './secret-encodings.js';
 import { type SecretEntry, secretsIn } from './secret-index.js';
-import { isSchemeName, isSecretName } from './secret-names.js';
+import { isEchoedIdentifier, isPasswordName, isSchemeName, isSecretName, MIN_CREDENTIAL_LENGTH, type NamePlace } from './secret-names.js';
 import { mergeOverlapping, type SecretFinding, secretRules, shannonEntropy } from './secret-rules.js';
 import { cutSpanning, type StreamText, spanning, streamTexts } from './split-secrets.js';
 import { composeVisitors, type InteractionVisitor, visitInteraction } from './visit.js';
@@ -115,17 +115,38 @@ export function sameScrubList(a: ScrubList, b: ScrubList): boolean {
   return x.every(([v, n], k) => y[k]?.[0] === v && y[k]?.[1] === n);
 }
 
+/**
+ * How a name holds its value: not a secret; a secret when the value could be a credential (a name judged by its
+ * words alone, decision 0016); a secret whatever the value (a password, a name the configuration lists, an
+ * always-redacted header).
+ */
+type Secrecy = 'none' | 'judged' | 'always';
+/** The secret name a JSON value stands under (its placeholder's name), and how secret what is under it is. */
+interface Under {
+  name: string;
+  secrecy: Exclude<Secrecy, 'none'>;
+}
+
+export interface RedactorOptions {
+  /**
+   * false: the rule before decision 0016, every value under a secret-sounding name redacted, protocol identifiers
+   * (`progressToken`) included. A replay matches a recording made by that rule with it.
+   */
+  judgeValues?: boolean;
+}
+
 /** Builds a redactor from the defaults plus a configuration. */
-export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redactor {
+export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION, options: RedactorOptions = {}): Redactor {
+  const judgeValues = options.judgeValues ?? true;
   const exempt = new Set([...NOT_SECRET, ...config.exempt].map((n) => n.toLowerCase()));
   const headerNames = new Set([...ALWAYS_REDACTED_HEADERS, ...config.headers.map((h) => h.toLowerCase())]);
   const queryNames = new Set(config.query.map((q) => q.toLowerCase()));
   const fieldNames = new Set(config.jsonFields.map((f) => f.toLowerCase()));
   const rules = secretRules(config.patterns);
   // Names repeat on every request and in every body: decide each once, in one map per kind of name.
-  const judge = (decide: (name: string) => boolean) => {
-    const verdicts = new Map<string, boolean>();
-    return (name: string) => {
+  const judge = (decide: (name: string) => Secrecy) => {
+    const verdicts = new Map<string, Secrecy>();
+    return (name: string): Secrecy => {
       let verdict = verdicts.get(name);
       if (verdict === undefined) {
         verdict = decide(name);
@@ -134,16 +155,48 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       return verdict;
     };
   };
-  const secretHeader = judge((name) => {
+  /** A name's secrecy by its words, once the configuration had its say. */
+  const byWords = (name: string, place: NamePlace): Secrecy => {
+    if (!judgeValues) return isSecretName(name, place) || isEchoedIdentifier(name) ? 'always' : 'none';
+    if (!isSecretName(name, place)) return 'none';
+    return isPasswordName(name) ? 'always' : 'judged';
+  };
+  const headerSecrecy = judge((name) => {
     const lower = name.toLowerCase();
-    return ALWAYS_REDACTED_HEADERS.includes(lower) || (!exempt.has(lower) && (headerNames.has(lower) || isSecretName(name, 'header')));
+    if (ALWAYS_REDACTED_HEADERS.includes(lower)) return 'always';
+    if (exempt.has(lower)) return 'none';
+    return headerNames.has(lower) ? 'always' : byWords(name, 'header');
   });
-  const secretQuery = judge(
-    (name) => !exempt.has(name.toLowerCase()) && (queryNames.has(name.toLowerCase()) || isSecretName(name, 'query')),
-  );
-  const secretField = judge(
-    (name) => !exempt.has(name.toLowerCase()) && (fieldNames.has(name.toLowerCase()) || isSecretName(name, 'field')),
-  );
+  const querySecrecy = judge((name) => {
+    const lower = name.toLowerCase();
+    if (exempt.has(lower)) return 'none';
+    return queryNames.has(lower) ? 'always' : byWords(name, 'query');
+  });
+  const fieldSecrecy = judge((name) => {
+    const lower = name.toLowerCase();
+    if (exempt.has(lower)) return 'none';
+    return fieldNames.has(lower) ? 'always' : byWords(name, 'field');
+  });
+  // One per secret field name, so a walk allocates nothing per leaf.
+  const unders = new Map<string, Under | undefined>();
+  /** What a field's value is under: its name when it is secret, with that name's secrecy. */
+  const underName = (name: string): Under | undefined => {
+    if (unders.has(name)) return unders.get(name);
+    const secrecy = fieldSecrecy(name);
+    const under = secrecy === 'none' ? undefined : { name, secrecy };
+    if (unders.size < 10_000) unders.set(name, under);
+    return under;
+  };
+  /** The name of a scheme under `auth` (`"type": "bearer"`), kept as clients read it; not under a password. */
+  const isScheme = (under: Under, value: string) => under.secrecy === 'judged' && isSchemeName(under.name, value);
+  /**
+   * A value deeper under a secret name keeps that name for its placeholder, and takes the stricter secrecy of the
+   * two: `"token": {"password": "x"}` holds a password.
+   */
+  const within = (under: Under, key: string): Under =>
+    under.secrecy === 'judged' && fieldSecrecy(key) === 'always' ? { name: under.name, secrecy: 'always' } : under;
+  /** Whether a value under a secret name is kept: one that cannot be a credential, under a name judged by its words. */
+  const kept = (secrecy: Secrecy, value: string) => secrecy === 'judged' && value.length < MIN_CREDENTIAL_LENGTH;
 
   // An SSE item's data is read to learn its secrets, to assemble its streams and to scrub it: within one pass
   // (`parsing`), each text is parsed once and each stream assembled and searched once, and both are shared, never changed.
@@ -238,7 +291,8 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   }
 
   function collectHeader(found: Map<string, string>, name: string, v: string): void {
-    if (!secretHeader(name)) {
+    const secrecy = headerSecrecy(name);
+    if (secrecy === 'none' || kept(secrecy, v)) {
       if (name.toLowerCase() === 'sec-websocket-protocol') for (const p of protocolSecrets(v)) collect(found, 'sec-websocket-protocol', p);
       collectFindings(found, v);
       return;
@@ -263,18 +317,26 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
     }
   }
 
+  // Read pair by pair as `scrubPath` writes them: a kept pair is searched as written, name and value together.
   function collectQuery(found: Map<string, string>, path: string): void {
     const q = path.indexOf('?');
     collectFindings(found, q === -1 ? path : path.slice(0, q));
     if (q === -1) return;
-    for (const [name, value] of new URLSearchParams(path.slice(q + 1))) {
-      if (secretQuery(name)) collect(found, name, value);
-      else collectFindings(found, value);
+    for (const pair of path.slice(q + 1).split('&')) {
+      const [name, value] = queryPair(pair);
+      if (secretQueryValue(name, value)) collect(found, name, value);
+      else collectFindings(found, pair);
     }
   }
 
+  /** Whether a query value is redacted: under a secret name, not empty (it hides nothing), and not one `kept`. */
+  function secretQueryValue(name: string, value: string): boolean {
+    const secrecy = value === '' ? 'none' : querySecrecy(name);
+    return secrecy === 'always' || (secrecy === 'judged' && !kept(secrecy, value));
+  }
+
   /**
-   * Every leaf under a secret name is a secret, whatever its type; every other
+   * Every leaf under a secret name that could be a credential is a secret, whatever its type (decision 0016); every other
    * string and key is searched for shapes. A leaf nested deeper under the name
    * (`"auth": {"key": "…"}`) is replaced where it stands, but sought
    * everywhere else only when it looks like a credential, not a word; the name
@@ -283,19 +345,22 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   // Set while `findSecrets` looks: it reports every leaf a scrub replaces, the deeper ones too.
   let everyNamedLeaf = false;
 
-  function collectJson(found: Map<string, string>, value: unknown, under?: string, nested = false): void {
+  function collectJson(found: Map<string, string>, value: unknown, under?: Under, nested = false): void {
     if (Array.isArray(value)) for (const v of value) collectJson(found, v, under, under !== undefined);
     else if (value && typeof value === 'object') {
       for (const [k, v] of Object.entries(value)) {
         collectFindings(found, k);
-        if (under !== undefined) collectJson(found, v, under, true);
-        else collectJson(found, v, secretField(k) ? k : undefined);
+        if (under !== undefined) collectJson(found, v, within(under, k), true);
+        else collectJson(found, v, underName(k));
       }
     } else if (typeof value === 'string') {
-      if (under === undefined) collectFindings(found, value);
-      else if (isSchemeName(under, value)) return;
-      else if (!nested || everyNamedLeaf || looksRandom(value)) collect(found, under, value);
-    } else if (typeof value === 'number' && under !== undefined && (!nested || everyNamedLeaf)) collect(found, under, String(value));
+      if (under === undefined || kept(under.secrecy, value)) collectFindings(found, value);
+      else if (isScheme(under, value)) return;
+      else if (!nested || everyNamedLeaf || looksRandom(value)) collect(found, under.name, value);
+    } else if (typeof value === 'number' && under !== undefined && (!nested || everyNamedLeaf)) {
+      const text = String(value);
+      if (!kept(under.secrecy, text)) collect(found, under.name, text);
+    }
   }
 
   function collectText(found: Map<string, string>, text: string): void {
@@ -327,7 +392,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
   }
 
   /** The value with its secrets replaced: the very value given when nothing in it changed, so no copy is made. */
-  function scrubJson(value: unknown, secrets: [string, string][], under?: string): unknown {
+  function scrubJson(value: unknown, secrets: [string, string][], under?: Under): unknown {
     if (Array.isArray(value)) {
       let out: unknown[] | undefined;
       for (let k = 0; k < value.length; k++) {
@@ -344,7 +409,7 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       for (const entry of entries) {
         const [k, v] = entry;
         const cleanKey = scrub(k, secrets);
-        const clean = scrubJson(v, secrets, under ?? (secretField(k) ? k : undefined));
+        const clean = scrubJson(v, secrets, under ? within(under, k) : underName(k));
         if (cleanKey !== k || clean !== v) {
           changed = true;
           entry[0] = cleanKey;
@@ -354,16 +419,17 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       return changed ? Object.fromEntries(entries) : value;
     }
     if (typeof value === 'string') {
-      if (under === undefined) return scrub(value, secrets);
+      if (under === undefined || kept(under.secrecy, value)) return scrub(value, secrets);
       // An empty value hides nothing: kept, as a client may test for it.
-      return value === '' || PLACEHOLDER.test(value) || isSchemeName(under, value) ? value : redactionPlaceholder(under);
+      return value === '' || PLACEHOLDER.test(value) || isScheme(under, value) ? value : redactionPlaceholder(under.name);
     }
-    if (typeof value === 'number' && under !== undefined) return redactionPlaceholder(under);
+    if (typeof value === 'number' && under !== undefined && !kept(under.secrecy, String(value))) return redactionPlaceholder(under.name);
     return value;
   }
 
   function scrubHeader(name: string, value: string, secrets: [string, string][]): string {
-    if (!secretHeader(name)) {
+    const secrecy = headerSecrecy(name);
+    if (secrecy === 'none' || kept(secrecy, value)) {
       const clean = name.toLowerCase() === 'sec-websocket-protocol' ? scrubProtocols(value) : value;
       return scrub(clean, secrets);
     }
@@ -377,16 +443,9 @@ export function makeRedactor(config: RedactionConfig = DEFAULT_REDACTION): Redac
       .slice(q + 1)
       .split('&')
       .map((pair) => {
-        const eq = pair.indexOf('=');
-        let name = eq === -1 ? pair : pair.slice(0, eq);
-        try {
-          name = decodeURIComponent(name.replace(/\+/g, ' '));
-        } catch {
-          // A name that is not valid URL-encoding is judged as written.
-        }
-        // An empty value hides nothing: kept, as with every other secret place.
-        return eq !== -1 && eq < pair.length - 1 && secretQuery(name)
-          ? `${pair.slice(0, eq)}=${encodeURIComponent(redactionPlaceholder(name))}`
+        const [name, value] = queryPair(pair);
+        return secretQueryValue(name, value)
+          ? `${pair.slice(0, pair.indexOf('='))}=${encodeURIComponent(redactionPlaceholder(name))}`
           : scrub(pair, secrets);
       });
     return `${scrub(path.slice(0, q), secrets)}?${params.join('&')}`;
@@ -778,6 +837,12 @@ function methodOf(json: unknown): string {
 function spelt(f: WsFrame): string | undefined {
   if (f.text !== undefined) return f.text;
   return f.json !== null && typeof f.json === 'object' ? JSON.stringify(f.json) : undefined;
+}
+
+/** One `name=value` pair of a query, decoded as URLSearchParams decodes it (a pair with no `=` has an empty value). */
+function queryPair(pair: string): [string, string] {
+  for (const entry of new URLSearchParams(pair)) return entry;
+  return ['', ''];
 }
 
 /** A value with the length and mix of a credential rather than a word (`Xq7…`, not `bearer`). */

@@ -46,6 +46,23 @@ const SECRET_PAIR = new Set([
   'client key',
   'app key',
 ]);
+/**
+ * Two last words of an identifier a client sends back, never a credential: MCP's `progressToken` ties progress
+ * notifications to the call, `nextPageToken`, `NextToken`, `continuationToken` and `cursor` page, `resume_token`
+ * and `sync_token` pick up where a stream left off. Their values are still searched for credential shapes.
+ */
+const ECHOED_IDENTIFIER = new Set([
+  'progress token',
+  'page token',
+  'next token',
+  'continuation token',
+  'pagination token',
+  'resume token',
+  'sync token',
+  'cursor token',
+]);
+/** Words that name a password: what a person chose, a credential at any length (`hunter2`, a PIN of four digits). */
+const PASSWORD_WORDS = new Set(['password', 'passwd', 'pwd', 'passphrase']);
 /** Whole names that are secret by themselves. */
 const SECRET_WHOLE = new Set(['auth', 'x amz credential', 'key']);
 
@@ -62,6 +79,7 @@ export function isSecretName(name: string, place: NamePlace): boolean {
   const last = words.at(-1);
   if (!last) return false;
   const joined = words.join(' ');
+  if (ECHOED_IDENTIFIER.has(words.slice(-2).join(' '))) return false;
   if (SECRET_LAST.has(last) || SECRET_PAIR.has(words.slice(-2).join(' '))) return true;
   if (place === 'field') return joined === 'auth';
   if (SECRET_WHOLE.has(joined)) return true;
@@ -82,3 +100,20 @@ const AUTH_SCHEMES = new Set(['bearer', 'basic', 'digest', 'none', 'oauth', 'oau
 export function isSchemeName(under: string, value: string): boolean {
   return nameWords(under).join(' ') === 'auth' && AUTH_SCHEMES.has(value.toLowerCase());
 }
+
+/** True for a name that holds a password: its value is secret however short it is. */
+export function isPasswordName(name: string): boolean {
+  return nameWords(name).some((w) => PASSWORD_WORDS.has(w));
+}
+
+/** True for a protocol identifier that looks secret by its last word (`progressToken`, `page_token`): see `ECHOED_IDENTIFIER`. */
+export function isEchoedIdentifier(name: string): boolean {
+  return ECHOED_IDENTIFIER.has(nameWords(name).slice(-2).join(' '));
+}
+
+/**
+ * Values shorter than this are kept under a name judged secret by its words alone (decision 0016): no credential
+ * a server issues is that short, and the short values found under such names are counters, flags and client-picked
+ * ids (`progressToken: 7`). Passwords, names a configuration lists and the always-redacted headers are not judged.
+ */
+export const MIN_CREDENTIAL_LENGTH = 8;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { loadOnUse } from '../fs/load-on-use.js';
 import { goRegExp } from './go-regexp.js';
-import { isSecretName } from './secret-names.js';
+import { isEchoedIdentifier, isPasswordName, isSecretName, MIN_CREDENTIAL_LENGTH } from './secret-names.js';
 
 /**
  * Credential shapes come from gitleaks' maintained rule set (vendored data, MIT,
@@ -91,9 +91,11 @@ function gitleaks(): Catalogue {
     // Rules about file names (pkcs12-file) have no pattern: traffic has no file names.
     if (!r.regex) continue;
     try {
+      const accept = ACCEPT[r.id];
       rules.push({
         kind: r.id,
         re: new RegExp(goRegExp(r.regex).source, 'gd'),
+        ...(accept ? { accept } : {}),
         keywords: (r.keywords ?? []).map((k) => k.toLowerCase()),
         ...(r.secretGroup !== undefined ? { secretGroup: r.secretGroup } : {}),
         ...(r.entropy !== undefined ? { entropy: r.entropy } : {}),
@@ -107,7 +109,25 @@ function gitleaks(): Catalogue {
   return catalogue;
 }
 
-const nameAt = (group: number) => (m: RegExpExecArray) => isSecretName(m[group] ?? '', 'field');
+/**
+ * A `name = value` match whose name is secret and whose value could be a credential: the rule a save applies to a
+ * JSON field (decision 0016), so that a scan of the text agrees with the save.
+ */
+const JSON_ESCAPE = /\\(?:u[0-9a-fA-F]{4}|.)/g;
+const assignmentAt = (name: number, value: number) => (m: RegExpExecArray) => {
+  const key = m[name] ?? '';
+  // Measured as the value reads once a JSON string's escapes are undone (`\\(` is one character), as a save measures it.
+  const length = (m[value] ?? '').replace(JSON_ESCAPE, '.').length;
+  return length >= 6 && isSecretName(key, 'field') && (isPasswordName(key) || length >= MIN_CREDENTIAL_LENGTH);
+};
+
+/**
+ * What we ask of a gitleaks rule's match beyond its pattern. `generic-api-key` takes any long value after a name
+ * with `token` in it; an identifier a client sends back (`nextPageToken`, `progressToken`) is none (decision 0016).
+ */
+const ACCEPT: Record<string, (m: RegExpExecArray) => boolean> = {
+  'generic-api-key': (m) => !isEchoedIdentifier(/^[\w.-]*/.exec(m[0])?.[0] ?? ''),
+};
 
 /** What gitleaks' set does not cover: each found in traffic we record, each with a test. */
 const OWN_RULES: Rule[] = [
@@ -127,11 +147,13 @@ const OWN_RULES: Rule[] = [
   // `name=value`, `name: value` in text, form bodies, fragments (`#access_token=…`) for a secret-sounding name.
   {
     kind: 'secret-assignment',
-    re: /(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_.-]{1,60})["']?\s{0,3}[=:]\s{0,3}["']?([^\s"'&;,#<>]{6,})/dg,
+    // In a line of JSON, brackets around the value are structure: `"password": [[]]}` holds no password, and
+    // `"pw": null}]` holds `null`. So a value neither opens nor ends with a bracket (its length: `assignmentAt`).
+    re: /(?<![A-Za-z0-9_])([A-Za-z][A-Za-z0-9_.-]{1,60})["']?\s{0,3}[=:]\s{0,3}["']?([^\s"'&;,#<>[{](?:[^\s"'&;,#<>]*[^\s"'&;,#<>\]}])?)/dg,
     keywords: ['token', 'secret', 'passw', 'key', 'sig', 'auth', 'credential', 'session', 'cookie', 'pwd', 'grant', 'passphrase'],
     secretGroup: 2,
     allowlists: [],
-    accept: nameAt(1),
+    accept: assignmentAt(1, 2),
   },
   // A multipart part whose name is secret: its content is the secret.
   {
@@ -140,7 +162,7 @@ const OWN_RULES: Rule[] = [
     keywords: ['name="'],
     secretGroup: 2,
     allowlists: [],
-    accept: nameAt(1),
+    accept: assignmentAt(1, 2),
   },
 ];
 
@@ -203,7 +225,11 @@ function allowed(lists: Allowlist[], secret: string, match: string, line: string
   return false;
 }
 
-const PLACEHOLDER_INSIDE = /<redacted:[a-z0-9_.-]+>/;
+/**
+ * A placeholder in any spelling a save writes or a server echoes it in: as is, percent-encoded in a path or query
+ * (once or more: `%3C`, `%253C`), JSON-escaped (`\u003c`, as Go's encoder writes `<`).
+ */
+const PLACEHOLDER_INSIDE = /(?:<|%(?:25)*3c|\\u003c)redacted(?::|%(?:25)*3a)[a-z0-9_.-]+(?:>|%(?:25)*3e|\\u003e)/i;
 
 /** Findings in `text`, left to right, overlapping ones merged into one span under the kind of the one starting first (the widest, at a tie). */
 export function mergeOverlapping(found: SecretFinding[], text: string): SecretFinding[] {

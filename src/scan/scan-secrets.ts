@@ -11,10 +11,12 @@ import {
   type Headers,
   type Interaction,
   MAX_STORED_BODY,
+  type MachineFolders,
   machineNamesIn,
   makeRedactor,
   parseCassette,
   type RedactionConfig,
+  type Redactor,
   unreadableCoding,
 } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
@@ -173,61 +175,75 @@ export async function scanForSecrets(
   for (const file of files) {
     const bytes = await readFile(file);
     if (bytes.includes(0)) continue;
-    const text = bytes.toString('utf8');
-    const seen = new Set<string>();
-    const add = (value: string, kind: string) => {
-      // A value the file spells some other way than any form we search still counts: at line 1.
-      const line = lineOf(text, value) ?? 1;
-      const key = `${line} ${value}`;
-      if (seen.has(key)) return;
-      seen.add(key);
-      findings.push({ file, line, kind, preview: `${value.slice(0, 6)}…` });
-    };
-    const shapesIn = (s: string) => {
-      for (const { value, kind } of redactor.findShapes(s)) add(value, kind);
-    };
-    for (const line of text.split('\n')) shapesIn(line);
-    const documents = parsedDocuments(text);
-    for (const doc of documents) {
-      for (const s of stringsOf(doc)) shapesIn(s);
-      for (const s of decodedBase64(doc)) shapesIn(s);
-    }
-    let cassette: Cassette | undefined;
-    try {
-      cassette = parseCassette(text, file);
-    } catch (err) {
-      const looksLikeOne = documents.find((d) => d !== null && typeof d === 'object' && 'interactions' in d);
-      if (looksLikeOne) {
-        warnings.push(`${(err as Error).message.split('\n')[0]}; scanned as text all the same`);
-        // Its secret fields are still worth a look, as far as its shape allows.
-        try {
-          for (const { value, kind } of redactor.findSecrets(looksLikeOne as Cassette)) add(value, kind);
-        } catch {
-          // Too broken for a field walk: the shapes above are what there is.
-        }
-      }
-    }
-    for (const { value, kind } of cassette ? redactor.findSecrets(cassette) : []) add(value, kind);
-    for (const w of cassette ? unreadableBodies(cassette) : []) warnings.push(`${file}: ${w}`);
-    // Inside a compressed body the file spells nothing: a finding stands at the line of the body's base64.
-    for (const { inside, base64 } of cassette ? compressedBodies(cassette) : []) {
-      const one: Cassette = { version: 1, meta: { recorder: '', target: '', recordedAt: '' }, interactions: [inside] };
-      const line = lineOf(text, base64.slice(0, 60)) ?? 1;
-      const found = [
-        ...redactor.findSecrets(one),
-        ...[inside.request.body, inside.response?.body].flatMap((b) => (b && 'text' in b ? redactor.findShapes(b.text) : [])),
-      ];
-      for (const { value, kind } of found) {
-        const key = `${line} ${value}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        findings.push({ file, line, kind, preview: `${value.slice(0, 6)}…` });
-      }
-    }
-    // A committed cassette is portable: this machine's host name and folders stand as placeholders.
-    for (const name of cassette ? machineNamesIn(cassette, folders) : [])
-      add(name, name === folders.host ? "this machine's host name" : 'a folder of this machine');
+    const found = scanText(bytes.toString('utf8'), file, redactor, folders);
+    findings.push(...found.findings);
+    warnings.push(...found.warnings);
   }
   findings.sort((a, b) => (a.file === b.file ? a.line - b.line : a.file < b.file ? -1 : 1));
   return { findings, warnings, files: files.length, scanned: files };
+}
+
+/** What a scan finds in one file's text (`file` names it in findings and warnings). */
+export function scanText(
+  text: string,
+  file: string,
+  redactor: Redactor,
+  folders: MachineFolders,
+): { findings: SecretFinding[]; warnings: string[] } {
+  const findings: SecretFinding[] = [];
+  const warnings: string[] = [];
+  const seen = new Set<string>();
+  const add = (value: string, kind: string) => {
+    // A value the file spells some other way than any form we search still counts: at line 1.
+    const line = lineOf(text, value) ?? 1;
+    const key = `${line} ${value}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    findings.push({ file, line, kind, preview: `${value.slice(0, 6)}…` });
+  };
+  const shapesIn = (s: string) => {
+    for (const { value, kind } of redactor.findShapes(s)) add(value, kind);
+  };
+  for (const line of text.split('\n')) shapesIn(line);
+  const documents = parsedDocuments(text);
+  for (const doc of documents) {
+    for (const s of stringsOf(doc)) shapesIn(s);
+    for (const s of decodedBase64(doc)) shapesIn(s);
+  }
+  let cassette: Cassette | undefined;
+  try {
+    cassette = parseCassette(text, file);
+  } catch (err) {
+    const looksLikeOne = documents.find((d) => d !== null && typeof d === 'object' && 'interactions' in d);
+    if (looksLikeOne) {
+      warnings.push(`${(err as Error).message.split('\n')[0]}; scanned as text all the same`);
+      // Its secret fields are still worth a look, as far as its shape allows.
+      try {
+        for (const { value, kind } of redactor.findSecrets(looksLikeOne as Cassette)) add(value, kind);
+      } catch {
+        // Too broken for a field walk: the shapes above are what there is.
+      }
+    }
+  }
+  for (const { value, kind } of cassette ? redactor.findSecrets(cassette) : []) add(value, kind);
+  for (const w of cassette ? unreadableBodies(cassette) : []) warnings.push(`${file}: ${w}`);
+  // Inside a compressed body the file spells nothing: a finding stands at the line of the body's base64.
+  for (const { inside, base64 } of cassette ? compressedBodies(cassette) : []) {
+    const one: Cassette = { version: 1, meta: { recorder: '', target: '', recordedAt: '' }, interactions: [inside] };
+    const line = lineOf(text, base64.slice(0, 60)) ?? 1;
+    const found = [
+      ...redactor.findSecrets(one),
+      ...[inside.request.body, inside.response?.body].flatMap((b) => (b && 'text' in b ? redactor.findShapes(b.text) : [])),
+    ];
+    for (const { value, kind } of found) {
+      const key = `${line} ${value}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      findings.push({ file, line, kind, preview: `${value.slice(0, 6)}…` });
+    }
+  }
+  // A committed cassette is portable: this machine's host name and folders stand as placeholders.
+  for (const name of cassette ? machineNamesIn(cassette, folders) : [])
+    add(name, name === folders.host ? "this machine's host name" : 'a folder of this machine');
+  return { findings, warnings };
 }

@@ -1,16 +1,35 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type Cassette, makeRedactor, redactCassette } from '../../src/cassette/index.js';
+import { type Cassette, makeRedactor, redactCassette, serializeCassette } from '../../src/cassette/index.js';
+import { scanText } from '../../src/scan/scan-secrets.js';
 
 // Field names secret and not, in the spellings servers use, and leaves a scrub must judge: words, numbers, a
 // scheme name, a credential shape.
-const key = fc.constantFrom('password', 'Pwd', 'auth', 'token', 'api_key', 'SIG', 'note', 'id', 'items', 'type', 'name');
+// Protocol identifiers that end in `token` (MCP's progressToken, page tokens) stand beside them (decision 0016).
+const key = fc.constantFrom(
+  'password',
+  'Pwd',
+  'auth',
+  'token',
+  'api_key',
+  'SIG',
+  'note',
+  'id',
+  'items',
+  'type',
+  'name',
+  'progressToken',
+  'nextPageToken',
+  'resume_token',
+  'client_token',
+);
 const leaf = fc.oneof(
   fc.string({ maxLength: 10 }),
   fc.integer(),
+  fc.integer({ min: 10_000_000, max: Number.MAX_SAFE_INTEGER }),
   fc.boolean(),
   fc.constant(null),
-  fc.constantFrom('bearer', 'hunter2', 'swordfish1', 'sk-Ab3dE9fGh1JkLmN0pQr5St'),
+  fc.constantFrom('bearer', 'hunter2', 'swordfish1', 'sk-Ab3dE9fGh1JkLmN0pQr5St', 'c0ffee42', 'Zq8xW3vN7mK2pL9r'),
 );
 const tree = fc.letrec<{ node: unknown }>((tie) => ({
   node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(key, tie('node'), { maxKeys: 3 })),
@@ -23,8 +42,28 @@ const headerValue = fc.oneof(
 );
 
 // Free text the recorder keeps beside bodies: SSE ids, event names and comments, close reasons, failure messages.
-const note = fc.constantFrom('', 'done', 'token=hunter2xyz', 'use sk-Ab3dE9fGh1JkLmN0pQr5St now', 'Bearer Zq8xW3vN7mK2pL9r');
-const path = fc.constantFrom('/', '/v1?q=hello', '/v1?token=abc123xyz', '/v1?api_key=', '/v1?access_token=hunter2xyz&x=1', '/v1?sig=');
+const note = fc.constantFrom(
+  '',
+  'done',
+  'token=hunter2xyz',
+  'token=abc',
+  'use sk-Ab3dE9fGh1JkLmN0pQr5St now',
+  'Bearer Zq8xW3vN7mK2pL9r',
+  'progressToken: 7',
+);
+const path = fc.constantFrom(
+  '/',
+  '/v1?q=hello',
+  '/v1?token=abc123xyz',
+  '/v1?token=abc',
+  '/v1?api_key=',
+  '/v1?access_token=hunter2xyz&x=1',
+  '/v1?sig=',
+  '/v1?access_token=Zq8x%2FW3vN%2B7mK2pL9r',
+  '/v1?page_token=Zq8xW3vN7mK2pL9r&progressToken=12',
+  '/files/sk-Ab3dE9fGh1JkLmN0pQr5St/raw',
+  '/v1?password=pw',
+);
 
 /** A body in every place a cassette holds one: a request body, SSE data, a WebSocket frame; request headers and query. */
 const cassetteOf = (json: unknown, headers: Record<string, string>, where: 'body' | 'sse' | 'ws', at = '/', text = ''): Cassette => ({
@@ -69,7 +108,7 @@ const cassetteOf = (json: unknown, headers: Record<string, string>, where: 'body
             }
           : text
             ? { failure: { code: 'upstream_reset', message: text } }
-            : {}),
+            : { response: { status: 204, headers: {} } }),
       timing: { start: 0 },
     },
   ],
@@ -92,6 +131,25 @@ describe('bench scan and a save', () => {
         },
       ),
       { numRuns: 2000 },
+    );
+  });
+
+  it('agree on what a save writes: a saved cassette scans clean, placeholders in every spelling included', () => {
+    const redactor = makeRedactor();
+    const folders = { host: 'no-such-host.invalid', workspace: '/no/such/workspace', home: '/no/such/home', tmp: '/no/such/tmp' };
+    fc.assert(
+      fc.property(
+        tree,
+        fc.dictionary(headerName, headerValue, { maxKeys: 2 }),
+        fc.constantFrom('body' as const, 'sse' as const, 'ws' as const),
+        path,
+        note,
+        (json, headers, where, at, text) => {
+          const saved = serializeCassette(cassetteOf(json, headers, where, at, text));
+          expect(scanText(saved, 'saved.yaml', redactor, folders).findings).toEqual([]);
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 });
