@@ -321,8 +321,10 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       if (decoder) await decoder.end();
       if (parser) for (const frame of parser.end()) timeline.event(interaction, toItem(frame, timeline.now(), timeline.lastSeq));
       if (resets?.reset) throw Object.assign(new Error('the server reset the connection'), { code: 'ECONNRESET' });
+      outcome.at = timeline.now();
       res.end();
     } catch (err) {
+      outcome.at = timeline.now();
       const reason = exchange.stopReason;
       if (!interaction.response) {
         outcome.failure = recordUnreachable(interaction, res, err, reason);

@@ -12,6 +12,11 @@ export interface Outcome {
   encoding?: ContentEncoding;
   /** Trailer fields the server sent after the body or stream. */
   trailers?: Headers;
+  /**
+   * When the server ended it, taken before the end goes on to the client: a request the client sends once it has
+   * seen the end arrives after this, so replay can hold a stream's end until the requests before it (decision 0008).
+   */
+  at?: number;
 }
 
 /**
@@ -98,7 +103,7 @@ export class Timeline {
    * failure, the response body's bytes (decoded, when `encoding` says so).
    */
   finish(i: Interaction, outcome: Outcome = {}): void {
-    i.timing.end = this.now();
+    i.timing.end = outcome.at ?? this.now();
     if (outcome.failure) i.failure = outcome.failure;
     if (outcome.encoding && i.response) i.response.encoding = outcome.encoding;
     if (outcome.trailers && i.response) i.response.trailers = outcome.trailers;

@@ -25,6 +25,7 @@ import {
 import { serializeSseFrame } from '../sse/index.js';
 import { abortableSleep } from './abortable-sleep.js';
 import { CassetteClock } from './cassette-clock.js';
+import { type Echoes, echoesOf, placeholdersIn, restoreEchoes } from './echoes.js';
 import { encodeStream } from './encode-stream.js';
 import { type NearMiss, UnmatchedRequestError } from './errors.js';
 import {
@@ -86,6 +87,8 @@ interface Entry {
   causes?: StreamCauses;
   /** Per event of its stream, its wire text, computed on first use: a stream replayed again is not encoded again. */
   wire?: string[];
+  /** The placeholders its recorded answer holds, where a live request's values may be given back (decision 0016). */
+  placeholders?: Set<string>;
 }
 
 export type ReplayAnswer =
@@ -161,6 +164,16 @@ export interface EntryInfo {
   seq: number;
 }
 
+/** Whether recorded text is JSON: a placeholder standing for a number then takes the number back, unquoted. */
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 function utf8(bytes: Uint8Array): string | undefined {
   try {
@@ -196,6 +209,8 @@ export class ReplayEngine {
   private readonly toPlaceholders: (s: string) => string;
   private readonly fromPlaceholders: (s: string) => string;
   private readonly redactor: Redactor;
+  /** The redaction before decision 0016, made when a request first matches nothing: recordings made by it still match. */
+  private earlier: Redactor | undefined;
   /** The headers matching reads (a multipart body's content type, `matchHeaders`): only these are scrubbed on a live request. */
   private readonly headersMatched: ReadonlySet<string>;
   readonly timing: TimingMode;
@@ -283,9 +298,20 @@ export class ReplayEngine {
     this.indexRoute(shape.pathname);
     let key = shapeKey(shape);
     let group = this.groups.get(key);
-    if (!group && content !== live) {
-      // Recorded before decision 0015, a compressed body was kept as its bytes: those are tried when the content matches nothing.
-      const asSent = this.redacted(live);
+    // Recorded before decision 0015, a compressed body was kept as its bytes; before decision 0016, every value
+    // under a secret-sounding name was redacted: each is tried when the request as redacted now matches nothing.
+    const earlier = () => this.earlierRedactor();
+    const tries: [ReplayRequest, () => Redactor][] =
+      content === live
+        ? [[live, earlier]]
+        : [
+            [live, () => this.redactor],
+            [content, earlier],
+            [live, earlier],
+          ];
+    for (const [sent, redactor] of tries) {
+      if (group) break;
+      const asSent = this.redacted(sent, redactor());
       const sentShape = shapeOf(asSent, this.options, this.toPlaceholders);
       const sentGroup = this.groups.get(shapeKey(sentShape));
       if (sentGroup) [req, shape, key, group] = [asSent, sentShape, shapeKey(sentShape), sentGroup];
@@ -302,7 +328,24 @@ export class ReplayEngine {
       entry.clock.advance(entry.interaction.seq);
       this.current = Math.max(this.current, entry.index);
     }
-    return this.answer(entry, upgrade);
+    return this.answer(entry, upgrade, () => this.echoes(entry, content, req));
+  }
+
+  /**
+   * The live request's values behind the placeholders its recorded answer holds: a client-picked id the server
+   * gives back (decision 0016). Worked out only for an answer that holds a placeholder.
+   */
+  private echoes(entry: Entry, live: ReplayRequest, redacted: ReplayRequest): Echoes | undefined {
+    const response = entry.interaction.response;
+    entry.placeholders ??= response ? placeholdersIn(JSON.stringify([response.body, response.stream])) : new Set();
+    if (entry.placeholders.size === 0 || (live.path === redacted.path && live.body === redacted.body)) return undefined;
+    const text = (b: Uint8Array) => (b.byteLength === 0 ? '' : (utf8(b) ?? ''));
+    const echoes = echoesOf(
+      { path: live.path, body: text(live.body) },
+      { path: redacted.path, body: text(redacted.body) },
+      entry.placeholders,
+    );
+    return echoes.size > 0 ? echoes : undefined;
   }
 
   /**
@@ -372,10 +415,15 @@ export class ReplayEngine {
     return this.redactor.request({ path: live.path, headers: live.headers, body: '' }).path;
   }
 
+  private earlierRedactor(): Redactor {
+    this.earlier ??= makeRedactor(this.options.redact, { judgeValues: false });
+    return this.earlier;
+  }
+
   /** The request with its secrets replaced as the recorder would have: recorded placeholders then match. */
-  private redacted(req: ReplayRequest): ReplayRequest {
+  private redacted(req: ReplayRequest, redactor = this.redactor): ReplayRequest {
     const text = req.body.byteLength === 0 ? '' : utf8(req.body);
-    const clean = this.redactor.request({ path: req.path, headers: req.headers, body: text ?? '' }, this.headersMatched);
+    const clean = redactor.request({ path: req.path, headers: req.headers, body: text ?? '' }, this.headersMatched);
     const body = text === undefined || clean.body === text ? req.body : Buffer.from(clean.body);
     return { method: req.method, path: clean.path, headers: clean.headers, body };
   }
@@ -486,7 +534,7 @@ export class ReplayEngine {
     );
   }
 
-  private answer(entry: Entry, upgrade: boolean): ReplayAnswer {
+  private answer(entry: Entry, upgrade: boolean, echoesOfLive: () => Echoes | undefined): ReplayAnswer {
     const i = entry.interaction;
     const info = { cassette: entry.name, seq: i.seq };
     const websocket = i.response?.websocket;
@@ -526,9 +574,11 @@ export class ReplayEngine {
         trailers: trailers && Object.keys(trailers).length > 0 ? this.headersOf(trailers, false) : undefined,
       };
     }
-    const { headers, body, bodiless, trailers } = entry.prepared;
+    const { headers, bodiless, trailers } = entry.prepared;
     const stream = i.response.stream;
+    const echoes = echoesOfLive();
     if (!stream) {
+      const body = echoes ? this.bodyBytes(i.response.body, encoding, echoes) : entry.prepared.body;
       const delayMs = this.timing.kind === 'instant' ? 0 : this.timing.factor * ((i.timing.end ?? i.timing.start) - i.timing.start);
       // A body too big to keep has no bytes to give: the status and headers, then the break, as if cut short.
       const omitted = i.response.body !== undefined && 'omitted' in i.response.body;
@@ -538,7 +588,7 @@ export class ReplayEngine {
     const servedAt = performance.now();
     const reframe = this.options.reframe;
     const frames = (signal: AbortSignal) => {
-      const own = this.frames(entry, stream.events, servedAt, signal);
+      const own = this.frames(entry, stream.events, servedAt, signal, echoes);
       const framed = reframe ? reframe(own, info) : own;
       return encoding ? encodeStream(framed, encoding) : framed;
     };
@@ -546,8 +596,12 @@ export class ReplayEngine {
   }
 
   /** A recorded body as the client gets it: placeholders restored, encoded again when the server had encoded it. */
-  private bodyBytes(body: Body | undefined, encoding: ContentEncoding | undefined): Buffer {
-    const bytes = restoreBody(decodeBody(body), body, this.fromPlaceholders);
+  private bodyBytes(body: Body | undefined, encoding: ContentEncoding | undefined, echoes?: Echoes): Buffer {
+    let bytes = restoreBody(decodeBody(body), body, this.fromPlaceholders);
+    if (echoes && body && ('json' in body || 'text' in body)) {
+      const json = 'json' in body || parsesAsJson(body.text);
+      bytes = Buffer.from(restoreEchoes(bytes.toString('utf8'), echoes, json));
+    }
     return encoding && bytes.byteLength > 0 ? encodeContent(bytes, encoding) : bytes;
   }
 
@@ -556,14 +610,14 @@ export class ReplayEngine {
    * replayed (and, when timed, its recorded delay has passed). Events already
    * due go out together in one chunk.
    */
-  private async *frames(entry: Entry, events: SseItem[], servedAt: number, signal: AbortSignal): AsyncGenerator<Buffer> {
+  private async *frames(entry: Entry, events: SseItem[], servedAt: number, signal: AbortSignal, echoes?: Echoes): AsyncGenerator<Buffer> {
     let batch = '';
     const own = entry.interaction.seq;
     const ownStart = entry.interaction.timing.start;
     // Events that followed only this stream's own request keep their distance from when it was served.
-    const { causes, keys } = (entry.causes ??= streamCauses(entry.clock.cassette, entry.interaction, events));
-    // A reframing fuzzer writes canonical SSE of its own: nothing to keep.
-    const wire = this.options.reframe ? undefined : (entry.wire ??= new Array(events.length));
+    const { causes, keys, end: endCause } = (entry.causes ??= streamCauses(entry.clock.cassette, entry.interaction, events));
+    // A reframing fuzzer writes canonical SSE of its own, and values given back differ per request: nothing to keep.
+    const wire = this.options.reframe || echoes ? undefined : (entry.wire ??= new Array(events.length));
     const untilDue = (item: SseItem, cause: number) =>
       cause > own
         ? this.delayFor(entry, cause, item.at)
@@ -582,11 +636,15 @@ export class ReplayEngine {
       if (gated) await entry.clock.waitReached(cause, signal, keys);
       const delay = gated ? untilDue(item, cause) : wait;
       if (delay > 0) await abortableSleep(delay, signal);
-      batch += wire ? (wire[n] ??= this.encode(item)) : this.encode(item);
+      batch += wire ? (wire[n] ??= this.encode(item)) : this.encode(item, echoes);
     }
     if (batch) yield Buffer.from(batch);
-    // Timed, the server's end (a close or a break) keeps its recorded distance too; a client-closed stream stays open anyway.
     const stream = entry.interaction.response?.stream;
+    // The server's end waits for the requests that came before it, as its events do (decision 0008): an MCP
+    // session's standalone stream ends when the client deletes the session, not once its last event is out.
+    const ends = stream?.end === 'server-closed' || stream?.end === 'broken';
+    if (ends && endCause > own && !entry.clock.reached(endCause, keys)) await entry.clock.waitReached(endCause, signal, keys);
+    // Timed, the server's end (a close or a break) keeps its recorded distance too; a client-closed stream stays open anyway.
     const end = entry.interaction.timing.end;
     if (this.timing.kind !== 'instant' && stream && stream.end !== 'client-closed' && end !== undefined) {
       const wait = servedAt + this.timing.factor * (end - ownStart) - performance.now();
@@ -594,12 +652,16 @@ export class ReplayEngine {
     }
   }
 
-  private encode(item: SseItem): string {
+  private encode(item: SseItem, echoes?: Echoes): string {
+    const restore = (text: string) => {
+      const own = this.fromPlaceholders(text);
+      return echoes && item.data !== undefined ? restoreEchoes(own, echoes, parsesAsJson(item.data)) : own;
+    };
     // The recorded wire text, unless a fuzzer reframes the stream (it writes canonical SSE and cuts it).
-    if (item.raw !== undefined && !this.options.reframe) return this.fromPlaceholders(item.raw);
+    if (item.raw !== undefined && !this.options.reframe) return restore(item.raw);
     if (item.comment !== undefined) return serializeSseFrame({ kind: 'comment', comment: item.comment });
     const { at: _at, after: _after, comment: _c, data, raw: _raw, ...fields } = item;
-    return serializeSseFrame({ kind: 'event', ...fields, ...(data === undefined ? {} : { data: this.fromPlaceholders(data) }) });
+    return serializeSseFrame({ kind: 'event', ...fields, ...(data === undefined ? {} : { data: restore(data) }) });
   }
 
   /** Recorded interactions the client never asked for (reads skipped for a later due answer are not counted). */

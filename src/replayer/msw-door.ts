@@ -17,7 +17,10 @@ function toResponse(answer: HttpAnswer): Response {
         answer.kind === 'response' && (answer.bodiless || answer.trailers)
           ? headers
           : [...headers, ['content-length', String(answer.body.byteLength)]];
-      return new HttpResponse(answer.body, { status: answer.status, headers: sized as [string, string][] });
+      // An empty body is no body: with msw's interceptors on Node 20 (0.41), cancelling a mocked body never settles
+      // (mswjs/interceptors#799, fixed in a release for Node 22), and the MCP SDK cancels every 202's and DELETE's.
+      const body = answer.body.byteLength === 0 ? null : answer.body;
+      return new HttpResponse(body, { status: answer.status, headers: sized as [string, string][] });
     }
     // Cut short when recorded: the same bytes, then the break (or an open body, if the recorded client left first).
     const end = answer.end;

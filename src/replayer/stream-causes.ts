@@ -15,6 +15,11 @@ export interface StreamCauses {
   /** Its path's resource keys: its events wait for requests naming one of them (none: for any request). */
   keys: string[];
   causes: number[];
+  /**
+   * The request the server's end of the stream waits for: the latest one (of those its events may wait for) that
+   * had arrived when the server ended it. An MCP server ends a session's standalone stream because of its DELETE.
+   */
+  end: number;
 }
 
 /**
@@ -27,13 +32,25 @@ export interface StreamCauses {
  */
 export function streamCauses(cassette: Cassette, stream: Interaction, events: readonly SseItem[]): StreamCauses {
   const keys = pathKeys(stream.request.path);
-  if (keys.length === 0) return { keys, causes: events.map((e) => e.after) };
-  const related = [stream.seq];
-  for (const i of cassette.interactions) {
-    if (i.seq > stream.seq && pathKeys(i.request.path).some((k) => keys.includes(k))) related.push(i.seq);
-  }
-  related.sort((a, b) => a - b);
-  return { keys, causes: events.map((e) => (e.after <= stream.seq ? e.after : latestAtOrBefore(related, e.after))) };
+  const related = (i: Interaction) => keys.length === 0 || pathKeys(i.request.path).some((k) => keys.includes(k));
+  const end = endCause(cassette, stream, related);
+  if (keys.length === 0) return { keys, causes: events.map((e) => e.after), end };
+  const seqs = [stream.seq];
+  for (const i of cassette.interactions) if (i.seq > stream.seq && related(i)) seqs.push(i.seq);
+  seqs.sort((a, b) => a - b);
+  return { keys, causes: events.map((e) => (e.after <= stream.seq ? e.after : latestAtOrBefore(seqs, e.after))), end };
+}
+
+/**
+ * The latest related request that arrived before the server ended the stream (its recorded `timing.end`, taken
+ * before the end was passed on, so no request the client sent after seeing the end counts); its own seq when none.
+ */
+function endCause(cassette: Cassette, stream: Interaction, related: (i: Interaction) => boolean): number {
+  const ended = stream.timing.end;
+  let cause = stream.seq;
+  if (ended === undefined) return cause;
+  for (const i of cassette.interactions) if (i.seq > cause && i.timing.start <= ended && related(i)) cause = i.seq;
+  return cause;
 }
 
 /** The largest value of a sorted list that is at most `x` (the list's first value is always at most `x` here). */

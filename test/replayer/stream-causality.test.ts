@@ -108,3 +108,41 @@ describe('causality that belongs to the stream (decision 0008)', () => {
     }
   }, 60_000);
 });
+
+describe("a stream's end waits for its cause too", () => {
+  it('a stream the server ends because of a later request (an MCP session DELETE) stays open on replay until that request', async () => {
+    let open: ServerResponse | undefined;
+    const server = await startServer(async (req, res) => {
+      await readBody(req);
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('event: message\ndata: {"method":"notifications/message"}\n\n');
+        open = res;
+        return;
+      }
+      // As an MCP server does: the session's standalone stream ends, then the DELETE is answered.
+      open?.end();
+      res.writeHead(200);
+      res.end();
+    });
+    cleanups.push(() => server.close());
+    const proxy = await startRecordingProxy({ target: server.url });
+    const live = collect(await fetch(`${proxy.url}/mcp`));
+    await live.first;
+    await sleep(50);
+    await fetch(`${proxy.url}/mcp`, { method: 'DELETE' });
+    await live.done;
+    const replay = await replayOf(await proxy.close());
+
+    const replayed = collect(await fetch(`${replay.url}/mcp`));
+    let ended = false;
+    void replayed.done.then(() => (ended = true));
+    await replayed.first;
+    await sleep(300);
+    // Its one event is out, and the stream is still open: a client would not reconnect and replay it twice.
+    expect(ended).toBe(false);
+    expect((await fetch(`${replay.url}/mcp`, { method: 'DELETE' })).status).toBe(200);
+    await replayed.done;
+    expect(replayed.events).toEqual(live.events);
+  });
+});
