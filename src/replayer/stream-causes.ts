@@ -4,10 +4,15 @@ import type { Cassette, Interaction, SseItem } from '../cassette/index.js';
 const KEY = /^[A-Za-z0-9_.:-]{6,}$/;
 const hasDigit = /\d/;
 
+/** Whether a string names one resource: id-like, long enough and with a digit. */
+export function isResourceKey(s: string): boolean {
+  return KEY.test(s) && hasDigit.test(s);
+}
+
 /** The resource keys in a request path: id-like segments, query left out. */
 export function pathKeys(path: string): string[] {
   const q = path.indexOf('?');
-  return (q === -1 ? path : path.slice(0, q)).split('/').filter((s) => KEY.test(s) && hasDigit.test(s));
+  return (q === -1 ? path : path.slice(0, q)).split('/').filter(isResourceKey);
 }
 
 /** The resources a stream is about, and per event the request it waits for. */

@@ -2,6 +2,7 @@ import { payloadFromWire, payloadOf, payloadToWire, type WsFrame, type WsPayload
 import { abortableSleep } from './abortable-sleep.js';
 import type { CassetteClock } from './cassette-clock.js';
 import { type NearMiss, UnmatchedRequestError } from './errors.js';
+import { frameCauses } from './frame-causes.js';
 import { equalModuloIssued, IssuedNames, type IssuedValues } from './issued-values.js';
 import { firstDifference, stableKey } from './match-request.js';
 import type { TimingMode } from './timing.js';
@@ -40,6 +41,8 @@ export class WsReplaySession {
   /** The names clients know recorded ids by (shared by every connection to this path). */
   private names = new IssuedNames();
   private recordedServerText: string | undefined;
+  /** Per server frame (by index), the client frame of another connection it waits for (frame-causes.ts). */
+  private crossCauses: Map<number, number> | undefined;
 
   constructor(
     readonly cassette: string,
@@ -100,15 +103,20 @@ export class WsReplaySession {
 
   /**
    * Waits for what a server frame followed in the recording: its own
-   * connection's client frame, and, when it followed an HTTP exchange (or
-   * another connection's handshake), that too on the cassette's clock.
+   * connection's client frame; when it followed an HTTP exchange (or
+   * another connection's handshake), that too on the cassette's clock; and
+   * another connection's client frame about the same thread or turn, once that
+   * connection has sent it (a turn started over a connection of its own).
    */
-  private async caused(frame: WsFrame, signal: AbortSignal): Promise<void> {
+  private async caused(frame: WsFrame, index: number, signal: AbortSignal): Promise<void> {
     if (frame.after <= this.seq) return;
     const own = this.ownCause(frame);
     if (own !== undefined) await this.matched(own, signal);
     if (!this.own.has(frame.after) && this.clock.interaction(frame.after) && !this.clock.reached(frame.after))
       await this.clock.waitReached(frame.after, signal);
+    this.crossCauses ??= frameCauses(this.clock.cassette, this.session);
+    const other = this.crossCauses.get(index);
+    if (other !== undefined && !this.clock.reached(other)) await this.clock.waitReached(other, signal);
   }
 
   /**
@@ -236,14 +244,14 @@ export class WsReplaySession {
     const delivered = this.delivered;
     const answered = new Set(delivered.answered);
     let othersToSkip = delivered.others;
-    for (const frame of this.session.frames) {
+    for (const [index, frame] of this.session.frames.entries()) {
       if (frame.from === 'client') continue;
       const answers = frame.close ? undefined : this.answers(payloadOf(frame) as WsPayload);
       if (answers !== undefined ? answered.has(answers) : othersToSkip > 0) {
         if (answers === undefined) othersToSkip -= 1;
         continue;
       }
-      await this.caused(frame, signal);
+      await this.caused(frame, index, signal);
       const wait = this.untilDue(frame);
       if (wait > 0) await abortableSleep(wait, signal);
       if (answers !== undefined) delivered.answered.add(answers);

@@ -189,3 +189,75 @@ describe('several WebSocket connections to one path', () => {
     );
   });
 });
+
+describe('a turn started over a connection of its own', () => {
+  it("is heard on the thread's connection only once the other connection has started it, as omnigent's codex transport expects", async () => {
+    // A codex-like server: the thread's connection hears of every turn on it; each turn is started over a fresh connection.
+    const server = await startServer(() => {});
+    const wss = new WebSocketServer({ server: server.server });
+    const holders = new Map<string, WebSocket>();
+    let threads = 0;
+    wss.on('connection', (ws) =>
+      ws.on('message', (m) => {
+        const { id, method, params } = JSON.parse(String(m)) as {
+          id: number;
+          method: string;
+          params: { threadId?: string; text?: string };
+        };
+        if (method === 'thread/start') {
+          const threadId = `thr-${++threads}-${randomUUID()}`;
+          holders.set(threadId, ws);
+          ws.send(JSON.stringify({ id, result: { thread: { id: threadId } } }));
+          return;
+        }
+        const turnId = `turn-${params.text}-7`;
+        ws.send(JSON.stringify({ id, result: { turn: { id: turnId } } }));
+        const holder = holders.get(params.threadId as string);
+        for (const method of ['turn/started', 'item/completed', 'turn/completed'])
+          holder?.send(JSON.stringify({ method, params: { threadId: params.threadId, turnId } }));
+      }),
+    );
+    cleanups.push(() => server.close());
+
+    /** The flow: a holding connection starts a thread, two turns go over connections of their own; what the holder heard when. */
+    async function flow(base: string) {
+      const url = `${base.replace('http', 'ws')}/rpc`;
+      const holder = new WebSocket(url);
+      await once(holder, 'open');
+      const heard: string[] = [];
+      holder.on('message', (m) => {
+        const msg = JSON.parse(String(m)) as { method?: string; params?: { turnId?: string } };
+        if (msg.method) heard.push(`${msg.method} ${msg.params?.turnId}`);
+      });
+      const started = once(holder, 'message');
+      holder.send(JSON.stringify({ id: 1, method: 'thread/start', params: {} }));
+      const threadId = (JSON.parse(String((await started)[0])) as { result: { thread: { id: string } } }).result.thread.id;
+      const steps: string[][] = [];
+      for (const text of ['one', 'two']) {
+        await sleep(30);
+        steps.push([...heard]);
+        // As omnigent's executor: a fresh connection, the call, its answer, close.
+        const inject = new WebSocket(url);
+        await once(inject, 'open');
+        const answered = once(inject, 'message');
+        inject.send(JSON.stringify({ id: 1, method: 'turn/start', params: { threadId, text } }));
+        await answered;
+        inject.close();
+        await once(inject, 'close');
+        while (!heard.includes(`turn/completed turn-${text}-7`)) await sleep(5);
+      }
+      holder.close();
+      await once(holder, 'close');
+      return { steps, heard };
+    }
+
+    const proxy = await startRecordingProxy({ target: server.url });
+    const live = await flow(proxy.url);
+    // Before each turn is started, the holder has heard nothing of it.
+    expect(live.steps).toEqual([[], ['turn/started turn-one-7', 'item/completed turn-one-7', 'turn/completed turn-one-7']]);
+    const replay = await startReplayServer([{ name: 'turns.yaml', cassette: parseCassette(serializeCassette(await proxy.close())) }]);
+    cleanups.push(() => replay.close());
+    expect(await flow(replay.url)).toEqual(live);
+    expect(replay.engine.misses).toEqual([]);
+  });
+});

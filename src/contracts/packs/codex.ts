@@ -84,6 +84,9 @@ export const codexAppServer: Pack = {
     'configWarning',
     'remoteControl/status/changed',
     'thread/settings/updated',
+    // Sent to a thread's connections after a thread/resume on another one (0.171.0): where it lands among the
+    // frames of the holding connection's next turn is the server's race, seen live and through the proxy alike.
+    'thread/goal/cleared',
   ],
   rules: [
     firstEvent('client:initialize', m('initialize-first', 'initialize is the first message of a connection', 'CX1')),
