@@ -23,7 +23,11 @@ function events(n) {
   const tail = [
     {
       type: 'response.output_item.done',
-      data: { sequence_number: null, type: 'response.output_item.done', item: { id: 'i', type: 'message' } },
+      data: {
+        sequence_number: null,
+        type: 'response.output_item.done',
+        item: { id: 'i', type: 'message', role: 'assistant', content: [] },
+      },
     },
     { type: 'session.status', data: { sequence_number: null, type: 'session.status', conversation_id: cid, status: 'idle' } },
   ];

@@ -137,19 +137,21 @@ export async function benchReplay({ count = 1000, events = 100_000 } = {}) {
 
   const sse = await sseThroughput(events);
 
-  console.log(`replay of ${count} JSON interactions, in-process (ms for all ${count}, median; load average ${loadavg()[0].toFixed(2)}):`);
-  console.log(`  MSW, hand-written handler          ${fmt(handWritten)}`);
+  // The doors as users measure them (the global fetch, each tool its own recording, the targets) are bench/doors.js;
+  // these are the same doors under undici's request, which shows the engine's own share more plainly.
   console.log(
-    `  MSW, tapedeck cassetteHandlers     ${fmt(mswDoor)}  ratio ${fmtRange(mswRange)} over 4 interleaved rounds (target <= 1.1)`,
+    `replay of ${count} JSON interactions, in-process, undici's request (ms for all ${count}, median; load average ${loadavg()[0].toFixed(2)}):`,
   );
+  console.log(`  MSW, hand-written handler          ${fmt(handWritten)}`);
+  console.log(`  MSW, tapedeck cassetteHandlers     ${fmt(mswDoor)}  ratio ${fmtRange(mswRange)} over 4 interleaved rounds`);
   console.log(`  undici, tapedeck cassetteDispatcher ${fmt(undiciDoor)}`);
   console.log(
-    `  undici SnapshotAgent playback       ${fmt(snapshot)}  tapedeck/SnapshotAgent ${fmtRange(undiciRange)} over 4 interleaved rounds (target <= 0.9)`,
+    `  undici SnapshotAgent playback       ${fmt(snapshot)}  tapedeck/SnapshotAgent ${fmtRange(undiciRange)} over 4 interleaved rounds`,
   );
   console.log(`  undici MockAgent                    ${fmt(mock)}  tapedeck/MockAgent ${fmt(undiciDoor / mock)}x`);
   console.log(`  nock (global fetch)                 ${fmt(nocked)}  tapedeck MSW door/nock ${fmt(mswDoor / nocked)}x`);
   console.log(`  undici door vs hand-written MSW     ${fmt(undiciDoor / handWritten)}x`);
-  console.log(`  bench replay server / plain Node server ${fmtRange(serverRange)} over 4 interleaved rounds (target <= 1.1)`);
+  console.log(`  bench replay server / plain Node server ${fmtRange(serverRange)} over 4 interleaved rounds, both in this process`);
   console.log(`  plain Node server / an identical one     ${fmtRange(floorRange)}: the measurement's own spread`);
   console.log(`SSE replay, instant timing: ${events} events in ${fmt(sse.ms)} ms = ${fmt(sse.perSecond, 0)} events/s (target >= 50000)`);
   console.log(

@@ -7,6 +7,7 @@ const PARTS = [
   ['proxy-overhead.js', 'benchProxyOverhead'],
   ['cassette-load.js', 'benchCassetteLoad'],
   ['open-replay.js', 'benchOpenReplay'],
+  ['doors.js', 'benchDoors'],
   ['replay.js', 'benchReplay'],
   ['contracts.js', 'benchContracts', 'benchScopedContracts', 'benchVerifyEndToEnd'],
   ['sse-parse.js', 'benchSseParse'],

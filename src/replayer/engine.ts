@@ -298,23 +298,28 @@ export class ReplayEngine {
     this.indexRoute(shape.pathname);
     let key = shapeKey(shape);
     let group = this.groups.get(key);
-    // Recorded before decision 0015, a compressed body was kept as its bytes; before decision 0016, every value
-    // under a secret-sounding name was redacted: each is tried when the request as redacted now matches nothing.
-    const earlier = () => this.earlierRedactor();
-    const tries: [ReplayRequest, () => Redactor][] =
-      content === live
-        ? [[live, earlier]]
-        : [
-            [live, () => this.redactor],
-            [content, earlier],
-            [live, earlier],
-          ];
-    for (const [sent, redactor] of tries) {
-      if (group) break;
-      const asSent = this.redacted(sent, redactor());
-      const sentShape = shapeOf(asSent, this.options, this.toPlaceholders);
-      const sentGroup = this.groups.get(shapeKey(sentShape));
-      if (sentGroup) [req, shape, key, group] = [asSent, sentShape, shapeKey(sentShape), sentGroup];
+    if (!group) {
+      // Recorded before decision 0015, a compressed body was kept as its bytes; before decision 0016, every value
+      // under a secret-sounding name was redacted: each is tried when the request as redacted now matches nothing.
+      const earlier = this.earlierRedactor();
+      const tries: [ReplayRequest, Redactor][] =
+        content === live
+          ? [[live, earlier]]
+          : [
+              [live, this.redactor],
+              [content, earlier],
+              [live, earlier],
+            ];
+      for (const [sent, redactor] of tries) {
+        const asSent = this.redacted(sent, redactor);
+        const sentShape = shapeOf(asSent, this.options, this.toPlaceholders);
+        const sentKey = shapeKey(sentShape);
+        const sentGroup = this.groups.get(sentKey);
+        if (sentGroup) {
+          [req, shape, key, group] = [asSent, sentShape, sentKey, sentGroup];
+          break;
+        }
+      }
     }
     if (upgrade && group?.[0]?.interaction.response?.websocket) {
       const answer = this.websocketAnswer(key, group);
@@ -328,7 +333,7 @@ export class ReplayEngine {
       entry.clock.advance(entry.interaction.seq);
       this.current = Math.max(this.current, entry.index);
     }
-    return this.answer(entry, upgrade, () => this.echoes(entry, content, req));
+    return this.answer(entry, upgrade, content, req);
   }
 
   /**
@@ -534,7 +539,8 @@ export class ReplayEngine {
     );
   }
 
-  private answer(entry: Entry, upgrade: boolean, echoesOfLive: () => Echoes | undefined): ReplayAnswer {
+  /** The answer to a request (`live`, as `redacted` matched it): the recorded one, with the values it echoes given back. */
+  private answer(entry: Entry, upgrade: boolean, live: ReplayRequest, redacted: ReplayRequest): ReplayAnswer {
     const i = entry.interaction;
     const info = { cassette: entry.name, seq: i.seq };
     const websocket = i.response?.websocket;
@@ -576,7 +582,7 @@ export class ReplayEngine {
     }
     const { headers, bodiless, trailers } = entry.prepared;
     const stream = i.response.stream;
-    const echoes = echoesOfLive();
+    const echoes = this.echoes(entry, live, redacted);
     if (!stream) {
       const body = echoes ? this.bodyBytes(i.response.body, encoding, echoes) : entry.prepared.body;
       const delayMs = this.timing.kind === 'instant' ? 0 : this.timing.factor * ((i.timing.end ?? i.timing.start) - i.timing.start);

@@ -2,6 +2,8 @@ import { HttpResponse, http, type WebSocketHandler } from 'msw';
 import { type HttpAnswer, type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
 import { cassetteWebSocketHandler } from './msw-ws-door.js';
 
+const NO_BODY = new Uint8Array(0);
+
 /** What the MSW handler answers with: a Fetch Response, streams included. */
 function toResponse(answer: HttpAnswer): Response {
   if (answer.kind === 'unmatched' && answer.strict) {
@@ -81,12 +83,14 @@ export function cassetteHandlers(cassettes: readonly NamedCassette[], options: C
   const engine = new ReplayEngine(cassettes, options);
   const handler = http.all('*', async ({ request }) => {
     const url = new URL(request.url);
-    const body = new Uint8Array(await request.arrayBuffer());
-    const headers = Object.fromEntries(request.headers.entries());
+    // A GET or HEAD has no body: no read (and no promise) for it.
+    const bodyless = request.method === 'GET' || request.method === 'HEAD';
+    const body = bodyless ? NO_BODY : new Uint8Array(await request.arrayBuffer());
+    const headers: Record<string, string> = {};
+    for (const [name, value] of request.headers) headers[name] = value;
     const answer = engine.handle({ method: request.method, path: `${url.pathname}${url.search}`, headers, body });
     if (answer.kind === 'unmatched' && options.onUnmatched) {
       engine.withdrawMiss(answer.error);
-      const bodyless = request.method === 'GET' || request.method === 'HEAD';
       return options.onUnmatched(
         new Request(request.url, { method: request.method, headers: request.headers, body: bodyless ? null : body }),
       );
