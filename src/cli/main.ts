@@ -61,6 +61,12 @@ export async function buildProgram(names: readonly string[] = Object.keys(COMMAN
 
 /** Entry point of the `bench` binary. */
 export async function main(argv: string[]): Promise<void> {
+  // A reader that has seen enough (`bench record --help | head`) closes the pipe: stop quietly, as a Unix tool
+  // does on SIGPIPE, instead of Node's unhandled EPIPE trace.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode ?? EXIT.ok);
+  });
   const program = await buildProgram(commandsFor(argv.slice(2)));
   try {
     await program.parseAsync(argv);

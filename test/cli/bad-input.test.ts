@@ -1,8 +1,10 @@
-import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runBench } from '../helpers/cli.js';
+import { BENCH_BIN, runBench } from '../helpers/cli.js';
 import { startServer } from '../helpers/servers.js';
 
 /** Every user mistake: one line on stderr naming it, exit 2, and no stack trace. */
@@ -180,6 +182,19 @@ describe('bad input on the command line', () => {
     expect(r.stdout).toContain('notes.txt:1: pattern-1');
   });
 
+  it('a reader that closes the pipe early (`| head`, `| true`) stops bench quietly: no EPIPE trace', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-pipe-'));
+    try {
+      // `true` exits without reading: every write bench makes after its start-up meets a closed pipe.
+      const err = join(dir, 'stderr');
+      const shell = spawn('sh', ['-c', `"${process.execPath}" "${BENCH_BIN}" record --help 2>"${err}" | true`], { stdio: 'ignore' });
+      const [code] = (await once(shell, 'close')) as [number];
+      expect(code).toBe(0);
+      expect(await readFile(err, 'utf8')).toBe('');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
   it('every command has --help with an example', async () => {
     for (const command of ['record', 'replay', 'replay-check', 'verify', 'drift', 'fuzz', 'proxy', 'inspect', 'scan', 'sim', 'recover']) {
       const r = await runBench([command, '--help']);
