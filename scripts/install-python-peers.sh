@@ -35,3 +35,7 @@ install() {
 install omnigent 3.12
 install hermes 3.11
 install hermes-client 3.13
+# Older releases, for the drift tests on real releases (test/drift/releases/).
+install omnigent-0.19.0 3.12
+install omnigent-0.18.0 3.12
+install hermes-0.18.2 3.11

@@ -32,11 +32,14 @@ export interface Finding {
 
 const types = (s: Set<JsonType>) => [...s].filter((t) => t !== 'null').sort();
 const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+/** The path itself, or a field or element under it. */
+const within = (path: string, roots: readonly string[]) =>
+  roots.some((r) => path === r || path.startsWith(`${r}.`) || path.startsWith(`${r}[]`));
 
-function compareShapes(scope: string, subject: string, base: Shape, cand: Shape, out: Finding[]): void {
+function compareShapes(scope: string, subject: string, base: Shape, cand: Shape, out: Finding[], raced: readonly string[]): void {
   const removed: string[] = [];
   for (const [path, baseTypes] of base) {
-    if (removed.some((r) => path.startsWith(`${r}.`) || path.startsWith(`${r}[]`))) continue;
+    if (within(path, raced) || within(path, removed)) continue;
     const candTypes = cand.get(path);
     if (!candTypes) {
       removed.push(path);
@@ -67,19 +70,26 @@ function compareShapes(scope: string, subject: string, base: Shape, cand: Shape,
   }
   const added: string[] = [];
   for (const path of cand.keys()) {
-    if (base.has(path) || added.some((a) => path.startsWith(`${a}.`) || path.startsWith(`${a}[]`))) continue;
+    if (base.has(path) || within(path, raced) || within(path, added)) continue;
     added.push(path);
     out.push({ heading: 'payload shape', severity: 'info', scope, subject, message: `field ${path} added` });
   }
 }
 
 /** A field in every baseline occurrence and only in some candidate ones: merged shapes cannot show it. */
-function comparePresence(scope: string, subject: string, base: Occurrences, cand: Occurrences, out: Finding[]): void {
+function comparePresence(
+  scope: string,
+  subject: string,
+  base: Occurrences,
+  cand: Occurrences,
+  out: Finding[],
+  raced: readonly string[],
+): void {
   // One baseline occurrence is no evidence that a field is always there.
   if (base.count < 2) return;
   const reported: string[] = [];
   for (const [path, n] of base.paths) {
-    if (n !== base.count || reported.some((r) => path.startsWith(`${r}.`) || path.startsWith(`${r}[]`))) continue;
+    if (n !== base.count || within(path, reported) || within(path, raced)) continue;
     // Under an array, an element count says nothing of presence.
     if (path.includes('[]')) continue;
     const c = cand.paths.get(path) ?? 0;
@@ -116,9 +126,9 @@ function closedVocabulary(path: string, v: { values: Map<string, number>; open: 
   return VOCABULARY_NAME.test(name) && total > 0;
 }
 
-function compareValues(scope: string, subject: string, base: Values, cand: Values, out: Finding[], raced: readonly string[] = []): void {
+function compareValues(scope: string, subject: string, base: Values, cand: Values, out: Finding[], raced: readonly string[]): void {
   for (const [path, b] of base) {
-    if (raced.includes(path) || !closedVocabulary(path, b)) continue;
+    if (within(path, raced) || !closedVocabulary(path, b)) continue;
     const c = cand.get(path);
     if (!c) continue;
     const was = [...b.values.keys()].sort();
@@ -182,8 +192,11 @@ export interface Noise {
   runs?: readonly string[];
   /** Per probe, event types whose count and place in its turns are the server's race. */
   unplaced?: Readonly<Record<string, readonly string[]>> | undefined;
-  /** Per event type, fields whose value is the server's race (a status caught while it still changes). */
-  racedValues?: Readonly<Record<string, readonly string[]>> | undefined;
+  /**
+   * Per event type, fields whose value or presence is the server's race (a status caught while it still changes, a
+   * map entry there once a component has reported): neither they nor anything under them is compared.
+   */
+  racedFields?: Readonly<Record<string, readonly string[]>> | undefined;
 }
 
 /**
@@ -371,13 +384,14 @@ export function compareProfiles(scope: string, base: Profile, cand: Profile, noi
     for (const [subject, shape] of base[shapes]) {
       const c = cand[shapes].get(subject);
       if (!c) continue;
-      compareShapes(scope, subject, shape, c, out);
+      const raced = noise.racedFields?.[subject] ?? [];
+      compareShapes(scope, subject, shape, c, out, raced);
       const bp = base[presence].get(subject);
       const cp = cand[presence].get(subject);
-      if (bp && cp) comparePresence(scope, subject, bp, cp, out);
+      if (bp && cp) comparePresence(scope, subject, bp, cp, out, raced);
       const bv = base[values].get(subject);
       const cv = cand[values].get(subject);
-      if (bv && cv) compareValues(scope, subject, bv, cv, out, noise.racedValues?.[subject]);
+      if (bv && cv) compareValues(scope, subject, bv, cv, out, raced);
     }
   }
   for (const [r, b] of base.routes) {

@@ -162,6 +162,8 @@ export interface DriftNoise {
   sometimes: readonly string[];
   /** Per probe, event types whose count and place in its turns are the server's race (drift's sequence check leaves them out there). */
   unplaced?: Readonly<Record<string, readonly string[]>> | undefined;
+  /** Per event type, fields whose value or presence is the server's race: nothing at or under them is compared. */
+  racedFields?: Readonly<Record<string, readonly string[]>> | undefined;
 }
 
 /** Options every suite recording takes. */

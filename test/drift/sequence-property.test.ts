@@ -133,7 +133,26 @@ describe('drift compares every occurrence, in order', () => {
     expect(compareProfiles('h', profileOf(base), profileOf(cand), plain).map((f) => f.message)).toEqual([
       'field servers.omnigent.status: ready -> starting (values were ready)',
     ]);
-    const raced = { ...plain, racedValues: { 'session.mcp_startup': ['servers.omnigent.status'] } };
+    const raced = { ...plain, racedFields: { 'session.mcp_startup': ['servers.omnigent'] } };
     expect(compareProfiles('h', profileOf(base), profileOf(cand), raced)).toEqual([]);
+  });
+  it("leaves a map entry that is there or not by the server's race to the noise that names it, and reports it otherwise", async () => {
+    // omnigent settles its MCP start-up round by dropping a server codex has not reported to it yet: `servers: {}`.
+    const base = await loadCassette(join(CASSETTES, 'codex-native-real', 'streaming.yaml'));
+    const cand = structuredClone(base);
+    for (const i of cand.interactions)
+      for (const e of i.response?.stream?.events ?? [])
+        if (e.event === 'session.mcp_startup') e.data = e.data?.replace(/"servers": \{.*\}\}$/, '"servers": {}}');
+    const plain = { unordered: [], sometimes: [] };
+    expect(compareProfiles('h', profileOf(base), profileOf(cand), plain).map((f) => f.message)).toEqual(['field servers.omnigent removed']);
+    const raced = { ...plain, racedFields: { 'session.mcp_startup': ['servers.omnigent'] } };
+    expect(compareProfiles('h', profileOf(base), profileOf(cand), raced)).toEqual([]);
+    // Only what the noise names: another server's entry appearing is still a change.
+    const other = structuredClone(base);
+    for (const i of other.interactions)
+      for (const e of i.response?.stream?.events ?? [])
+        if (e.event === 'session.mcp_startup')
+          e.data = e.data?.replace('"servers": {', '"servers": {"docs": {"status": "ready", "error": null}, ');
+    expect(compareProfiles('h', profileOf(base), profileOf(other), raced).map((f) => f.message)).toEqual(['field servers.docs added']);
   });
 });
