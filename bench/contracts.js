@@ -126,6 +126,7 @@ export async function benchVerifyEndToEnd() {
   const floorScript = new URL('./verify-floor.js', import.meta.url).pathname;
   const rows = {};
   const floors = {};
+  const ratiosOf = {};
   try {
     for (const n of [100_000, 300_000]) {
       const items = events(n).map((e, k) => ({ at: k * 0.01, after: 1, event: e.type, data: JSON.stringify(e.data) }));
@@ -161,6 +162,9 @@ export async function benchVerifyEndToEnd() {
       }
       rows[n] = { min: Math.min(...times), max: Math.max(...times) };
       floors[n] = { min: Math.min(...floorTimes), max: Math.max(...floorTimes) };
+      // Each run beside the floor run that followed it: the same noise falls on both.
+      const ratios = times.map((t, i) => t / (floorTimes[i] ?? t));
+      ratiosOf[n] = { min: Math.min(...ratios), max: Math.max(...ratios) };
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -169,11 +173,13 @@ export async function benchVerifyEndToEnd() {
   for (const [n, r] of Object.entries(rows)) {
     const f = floors[n];
     console.log(
-      `  ${String(n).padStart(7)} events: ${fmt(r.min, 0)}-${fmt(r.max, 0)} ms, ${fmt(n / (r.max / 1000), 0)}-${fmt(n / (r.min / 1000), 0)} events/s over 4 runs (target >= 500000)`,
+      `  ${String(n).padStart(7)} events: ${fmt(r.min, 0)}-${fmt(r.max, 0)} ms, ${fmt(n / (r.max / 1000), 0)}-${fmt(n / (r.min / 1000), 0)} events/s over 4 runs`,
     );
     console.log(
       `           floor, a process that only reads the file and JSON.parses each event's data: ${fmt(f.min, 0)}-${fmt(f.max, 0)} ms, ${fmt(n / (f.max / 1000), 0)}-${fmt(n / (f.min / 1000), 0)} events/s`,
     );
+    const q = ratiosOf[n];
+    console.log(`           bench verify ÷ its floor, run by run: ${fmt(q.min)}-${fmt(q.max)}x (target <= 2)`);
   }
   const perEvent = (n) => ({ min: rows[n].min / n, max: rows[n].max / n });
   console.log(

@@ -59,11 +59,20 @@ function firstIssue(what: string, error: z.ZodError): string {
   return `${what}${path}: ${issue?.message ?? 'invalid'}`;
 }
 
+/**
+ * Payload checks made on one stream, by the pack that made them: packs that share their schemas (omnigent's stream
+ * and native-tui packs) then check each event once, which is most of what a check of a long stream costs.
+ */
+export type PayloadChecks = Map<readonly CheckedEvent[], { pack: Pack; violations: Violation[] }[]>;
+
+const sameSchemas = (a: Pack, b: Pack) => a.payloads === b.payloads && a.results === b.results && a.openVocabulary === b.openVocabulary;
+
 /** Checks events against one pack: payload schemas, then every rule over its scope. */
 export function checkEvents(
   events: readonly CheckedEvent[],
   pack: Pack,
   where: { cassette: string; interaction: number; turns?: { start: number; end: number }[]; positions?: number[] },
+  done?: PayloadChecks,
 ): { rule: string; violations: Violation[] }[] {
   const positions = where.positions ?? events.map((_, i) => i);
   const make = (code: ViolationCode, rule: string, index: number, message: string): Violation => ({
@@ -77,8 +86,10 @@ export function checkEvents(
     excerpt: excerpt(events, positions, index),
   });
   const results: { rule: string; violations: Violation[] }[] = [];
-  const payloadViolations: Violation[] = [];
-  if (Object.keys(pack.payloads).length > 0) {
+  const earlier = done?.get(events)?.find((c) => sameSchemas(c.pack, pack));
+  if (earlier) results.push({ rule: 'payload-schema', violations: earlier.violations.map((v) => ({ ...v, pack: pack.name })) });
+  else if (Object.keys(pack.payloads).length > 0) {
+    const payloadViolations: Violation[] = [];
     const unknown = new Set<string>();
     // Client request id → method, so a response's result is checked against what it answers.
     const asked = new Map<string, string>();
@@ -105,6 +116,7 @@ export function checkEvents(
       if (!r.success) payloadViolations.push(make('payload_invalid', 'payload-schema', i, firstIssue(`${e.type} data`, r.error)));
     });
     results.push({ rule: 'payload-schema', violations: payloadViolations });
+    if (done) done.set(events, [...(done.get(events) ?? []), { pack, violations: payloadViolations }]);
   }
   const turns = where.turns ?? [{ start: 0, end: events.length }];
   const whole = [{ start: 0, end: events.length }];
@@ -195,17 +207,23 @@ export function verifyCassette(cassette: Cassette, name: string, packRefs?: read
     rules: [],
   };
   const byRule = new Map<string, { pack: string; rule: string; violations: Violation[] }>();
+  const payloadChecks: PayloadChecks = new Map();
   for (const pack of packs) {
     // A chosen pack checks only the streams it was chosen for.
     const mine = (s: StreamUnderCheck) =>
       auto ? (auto.bySeq.get(s.interaction.seq) ?? []).includes(pack) : onRoute(pack, s.interaction.request.path);
     for (const stream of streamsOf(cassette, pack.turnStarts, parsed).filter(mine)) {
-      for (const r of checkEvents(stream.events, pack, {
-        cassette: name,
-        interaction: stream.interaction.seq,
-        turns: stream.turns,
-        positions: stream.positions,
-      })) {
+      for (const r of checkEvents(
+        stream.events,
+        pack,
+        {
+          cassette: name,
+          interaction: stream.interaction.seq,
+          turns: stream.turns,
+          positions: stream.positions,
+        },
+        payloadChecks,
+      )) {
         const key = `${pack.name} ${r.rule}`;
         const entry = byRule.get(key) ?? { pack: pack.name, rule: r.rule, violations: [] };
         entry.violations.push(...r.violations);

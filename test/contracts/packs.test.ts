@@ -281,6 +281,19 @@ const report = (c: Cassette): VerifyReport => {
 };
 
 describe('reports', () => {
+  it('names each pack with the payload violations it finds, also where two packs share their schemas and check once', () => {
+    const turn = legalTurn({ deltas: 2, flaps: 0, deny: false });
+    // Both omnigent packs check payloads against the same schemas: a delta with no text breaks both, each by name.
+    const bad = turn.map((e) =>
+      e.event === 'response.output_text.delta' ? { ...e, data: e.data.replace(/"delta":"w\d"/, '"delta":3') } : e,
+    );
+    const payload = report(cassetteOf(bad)).violations.filter((v) => v.rule === 'payload-schema');
+    expect(payload.map((v) => [v.pack, v.eventIndex, v.message])).toEqual(
+      ['omnigent/stream', 'omnigent/native-tui'].flatMap((pack) =>
+        [4, 5].map((i) => [pack, i, 'response.output_text.delta data.delta: Invalid input: expected string, received number']),
+      ),
+    );
+  });
   it('shows where response.output_item.done came before response.completed', () => {
     const turn = legalTurn({ deltas: 0, flaps: 0, deny: false });
     const bad = [ev('session.heartbeat'), turn[0], turn[4], turn[1], turn[2], turn[3], turn[5]] as { event: string; data: string }[];
