@@ -8,7 +8,7 @@ export default defineConfig({
       'test/cli/proxy-survives.test.ts',
       'test/replayer/replay-committed.test.ts',
       'test/drift/drift.test.ts',
-      'test/reliability/loader-fuzz.test.ts',
+      'test/reliability/loader-fuzz.unit.test.ts',
       'test/cli/readme-commands.test.ts',
     ],
     env: { TAPEDECK_SOAK: '1' },
