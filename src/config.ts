@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { ALWAYS_REDACTED_HEADERS, type RedactionConfig, redactionConfigSchema } from './cassette/index.js';
+import { ALWAYS_REDACTED_HEADERS, isRecord, type RedactionConfig, redactionConfigSchema } from './cassette/index.js';
 import { UsageError } from './errors.js';
 
 const CONFIG_NAME = 'tapedeck.config.json';
@@ -50,8 +50,7 @@ export async function readConfigSection(file: string | undefined, section: strin
   } catch (err) {
     throw new UsageError(`config ${path}: not valid JSON (${(err as Error).message})`);
   }
-  const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
-  if (!isObject(parsed))
+  if (!isRecord(parsed))
     throw new UsageError(
       `config ${path}: expected a JSON object with sections such as "redact" and "drift", got ${JSON.stringify(parsed)}`,
     );
@@ -61,7 +60,7 @@ export async function readConfigSection(file: string | undefined, section: strin
       `config ${path}: unknown section ${JSON.stringify(unknown[0])}; the sections are ${CONFIG_SECTIONS.map((s) => `"${s}"`).join(', ')}`,
     );
   const value = (parsed as Record<string, unknown>)[section];
-  if (value !== undefined && !isObject(value))
+  if (value !== undefined && !isRecord(value))
     throw new UsageError(
       `config ${path} ${section}: expected an object, got ${JSON.stringify(value)}; leave the section out for the defaults`,
     );

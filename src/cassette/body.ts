@@ -30,6 +30,9 @@ function decodeUtf8(bytes: Uint8Array): string | undefined {
  */
 export const MAX_JSON_DEPTH = 200;
 
+/** A JSON object: not null, not an array. */
+export const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
 /** True when the brackets of a JSON text nest no deeper than `max` (strings skipped); one pass, no parse. */
 export function jsonDepthWithin(text: string, max = MAX_JSON_DEPTH): boolean {
   let depth = 0;

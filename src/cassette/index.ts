@@ -1,5 +1,5 @@
 export { appendRecording } from './append.js';
-export { decodeBody, encodeBody, exactJson, jsonDepthWithin, MAX_JSON_DEPTH, MAX_STORED_BODY, omittedBody } from './body.js';
+export { decodeBody, encodeBody, exactJson, isRecord, jsonDepthWithin, MAX_JSON_DEPTH, MAX_STORED_BODY, omittedBody } from './body.js';
 export {
   CONTENT_ENCODINGS,
   type ContentEncoding,

@@ -1,3 +1,4 @@
+import { isRecord } from '../cassette/index.js';
 /** One change of an event's JSON data: a field dropped, set to null, or an unknown field added. */
 export interface PayloadChange {
   kind: 'drop' | 'null' | 'extra';
@@ -8,8 +9,6 @@ export interface PayloadChange {
 /** The unknown field an `extra` change adds: non-ASCII on purpose, so byte cuts can land inside a character. */
 export const EXTRA_FIELD = 'x_tapedeck_fuzz';
 const EXTRA_VALUE = 'fuzz ✓ ü';
-
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Every change the fuzzer may try on `data`, in a stable order: each field down

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readJsonObject, sendJson } from '../net/http-json.js';
 import { listen } from '../net/listen.js';
 import { openSse } from '../net/open-sse.js';
@@ -82,8 +83,6 @@ function choose(lastRole: string | undefined, userText: string, tools: string[])
   if (/\bthe same reply\b/.test(userText)) return { kind: 'text', words: GREETING, paceMs: SAME_REPLY_PACE_MS, itemId: SAME_REPLY_ID };
   return { kind: 'text', words: GREETING };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Sends each word through `send`, pausing `paceMs` before each; stops when the client has gone. */
 async function streamWords(res: ServerResponse, words: string[], paceMs: number | undefined, send: (w: string) => void): Promise<void> {

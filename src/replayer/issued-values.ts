@@ -1,3 +1,5 @@
+import { isRecord } from '../cassette/index.js';
+
 /**
  * Values a server hands out (thread ids, session ids) that a client echoes
  * back. Clients that open alike cannot be told apart until they say what they
@@ -86,7 +88,7 @@ export function equalModuloIssued(live: unknown, recorded: unknown, issued: Issu
   }
   if (Array.isArray(live) && Array.isArray(recorded))
     return live.length === recorded.length && live.every((v, i) => equalModuloIssued(v, recorded[i], issued, swaps));
-  if (isObject(live) && isObject(recorded)) {
+  if (isRecord(live) && isRecord(recorded)) {
     const keys = Object.keys(live);
     if (keys.length !== Object.keys(recorded).length) return false;
     return keys.every((k) => Object.hasOwn(recorded, k) && equalModuloIssued(live[k], recorded[k], issued, swaps));
@@ -108,5 +110,3 @@ function substitute(text: string, pairs: ReadonlyMap<string, string>): string {
   );
   return text.replace(pattern, (m) => pairs.get(m) ?? m);
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -1,4 +1,4 @@
-import { payloadFromWire, payloadOf, payloadToWire, type WsFrame, type WsPayload, type WsSession } from '../cassette/index.js';
+import { isRecord, payloadFromWire, payloadOf, payloadToWire, type WsFrame, type WsPayload, type WsSession } from '../cassette/index.js';
 import { abortableSleep } from './abortable-sleep.js';
 import type { CassetteClock } from './cassette-clock.js';
 import { type NearMiss, UnmatchedRequestError } from './errors.js';
@@ -10,7 +10,6 @@ import type { TimingMode } from './timing.js';
 /** What the replay sends to the client next: a data frame, or the recorded close. */
 export type WsOutgoing = { data: Buffer | string; binary: boolean } | { close: { code: number; reason: string } };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** A JSON-RPC message carries an `id` next to `method` (a request) or to `result`/`error` (a response). */
 const rpcId = (v: unknown): unknown => (isRecord(v) && ('method' in v || 'result' in v || 'error' in v) ? v.id : undefined);
 

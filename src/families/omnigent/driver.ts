@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { StreamEvent, StreamReader } from '../../suite/stream-reader.js';
 import { agentBundle, benchAgentConfig, bundleUpload } from './agent-bundle.js';
 import { ProvisioningError, ServerResponseError } from './errors.js';
@@ -41,7 +42,6 @@ export const LIVE_TIMINGS: DriverTimings = {
 const OUTPUT_DONE = 'response.output_item.done';
 // The server ends a deleted session's stream right after `[DONE]`; past this, it left the stream open and the client hangs up.
 const DONE_GRACE_MS = 1000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Items = { data: Record<string, unknown>[] };
 
 /**

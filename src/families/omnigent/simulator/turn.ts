@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { SeededIds } from '../../../net/seeded-ids.js';
 import { scriptFor } from './model.js';
 import type { PolicyDecision } from './policies.js';
@@ -13,7 +14,6 @@ export interface TurnOptions {
   parkAfterAskMs: number;
 }
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 // An interrupt must land while the vendor is still "working": hold long turns open.
 const LONG_TURN_MS = 20_000;
 // What one model call costs in the simulator: tokens, and dollars at its price.

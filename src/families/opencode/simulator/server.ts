@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readJsonObject, sendJson } from '../../../net/http-json.js';
 import { listen } from '../../../net/listen.js';
 import { SeededIds } from '../../../net/seeded-ids.js';
@@ -19,7 +20,6 @@ const VERSION = '1.18.33';
 /** The long reply: words 25 ms apart, as the mock model paces its essay, so an abort lands mid-text. */
 const ESSAY = Array.from({ length: 40 }, (_, i) => `${i === 0 ? 'Computing' : 'history'} `);
 const ESSAY_PACE_MS = 25;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 class HttpError extends Error {
   constructor(
