@@ -21,7 +21,8 @@ python=""
 for candidate in "$root"/versions/"$version"*/bin/python3; do [ -x "$candidate" ] && python=$candidate && break; done
 [ -n "$python" ] || python=$(command -v "python$version") || { echo "lock-python-peer: no Python $version (pyenv install $version)" >&2; exit 2; }
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# The constraints and pip's output sit beside the download folder (everything in it becomes the lock): both go too.
+trap 'rm -rf "$work" "$work.constraints" "$work.err" "$work.c2" "$out.tmp"' EXIT
 # Not --quiet: a resolution conflict is only explained ("The user requested (constraint) ...") without it.
 download() {
   "$python" -m pip download --disable-pip-version-check --only-binary=:all: -d "$work" "$@"
