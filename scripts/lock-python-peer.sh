@@ -47,7 +47,6 @@ if [ -n "${LIKE:-}" ]; then
     mv "$work.c2" "$work.constraints"
     rm -f "$work"/*
   done
-  rm -f "$work.constraints" "$work.err"
 else
   download "$@" > /dev/null 2> >(grep -v "^WARNING: Location" >&2)
 fi
