@@ -1,3 +1,4 @@
+import type { DriftNoise } from '../suite/index.js';
 import type { Severity } from './config.js';
 import type { Profile } from './profile.js';
 import { canonicalTurn, diffTurns, type SequenceNoise } from './sequence.js';
@@ -180,24 +181,8 @@ function probeList(names: string[]): string {
   return names.length > 4 ? `${shown} and ${names.length - 4} more` : shown;
 }
 
-/** Event types whose relative order a server does not fix (a race between two of its components), in either order. */
-export type UnorderedPairs = readonly (readonly [string, string])[];
-
-/** What a server leaves to chance (its races): never a finding. */
-export interface Noise {
-  unordered: UnorderedPairs;
-  /** Event types sent in some runs only: their coming and going is no finding. */
-  sometimes: readonly string[];
-  /** Event types besides deltas whose repeats in a row are free (streamed chunks). */
-  runs?: readonly string[];
-  /** Per probe, event types whose count and place in its turns are the server's race. */
-  unplaced?: Readonly<Record<string, readonly string[]>> | undefined;
-  /**
-   * Per event type, fields whose value or presence is the server's race (a status caught while it still changes, a
-   * map entry there once a component has reported): neither they nor anything under them is compared.
-   */
-  racedFields?: Readonly<Record<string, readonly string[]>> | undefined;
-}
+/** What a server leaves to chance (its races): never a finding. A suite declares it (`driftNoise`). */
+export type Noise = DriftNoise;
 
 /**
  * Types whose runs are free: deltas (`response.output_text.delta`,

@@ -160,6 +160,8 @@ export interface DriftNoise {
   unordered: readonly (readonly [string, string])[];
   /** Event types the server sends in some runs and not in others. */
   sometimes: readonly string[];
+  /** Event types besides deltas whose repeats in a row are free (streamed chunks, an approval echoed again). */
+  runs?: readonly string[] | undefined;
   /** Per probe, event types whose count and place in its turns are the server's race (drift's sequence check leaves them out there). */
   unplaced?: Readonly<Record<string, readonly string[]>> | undefined;
   /** Per event type, fields whose value or presence is the server's race: nothing at or under them is compared. */
