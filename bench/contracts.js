@@ -1,3 +1,4 @@
+import '../dist/families/index.js';
 import { checkEvents, findPack } from '../dist/contracts/index.js';
 import { fmt, medianMs } from './measure.js';
 

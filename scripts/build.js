@@ -31,6 +31,8 @@ const fresh = existsSync(join(root, 'dist', 'index.js')) && existsSync(stamp) &&
 if (fresh && !process.argv.includes('--force')) process.exit(0);
 // tsc writes its output even when it reports errors: from here until it succeeds, no stamp may vouch for dist.
 rmSync(stamp, { force: true });
+// A module moved or removed must not linger in dist/ (and in a tarball packed from it).
+rmSync(join(root, 'dist'), { recursive: true, force: true });
 const tsc = spawnSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
   stdio: 'inherit',
 });

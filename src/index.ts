@@ -1,94 +1,29 @@
-// The package root: named exports only, so what is public is a decision made here, not an accident of a module's contents.
+// The package root, by user task: a cassette, recording, replaying, checking, and a family of your own.
+// Named one by one, so what is public is decided here; each task's subpath (tapedeck-bench/<task>) has the rest.
 export {
-  ALWAYS_REDACTED_HEADERS,
-  type Body,
-  CASSETTE_VERSION,
   type Cassette,
   CassetteError,
-  type CassetteErrorCode,
-  type CassetteMeta,
-  CONTENT_ENCODINGS,
-  type ContentEncoding,
-  cassetteJsonSchema,
-  cassetteSchema,
-  contentEncodingOf,
-  currentFolders,
-  DEFAULT_REDACTION,
-  decodeBody,
-  encodeBody,
-  encodeContent,
-  exactJson,
-  type Failure,
-  folderRestorer,
-  GITLEAKS_VERSION,
-  type Headers,
   type Interaction,
-  isSecretName,
-  jsonDepthWithin,
   loadCassette,
-  MAX_JSON_DEPTH,
-  MAX_STORED_BODY,
-  type MachineFolders,
-  makePortable,
-  makeRedactor,
-  omittedBody,
-  type PlaceholderMapper,
   parseCassette,
-  payloadFromWire,
-  payloadOf,
-  payloadToWire,
-  placeholderMapper,
-  portableInteraction,
-  type RecordedRequest,
-  type RecordedResponse,
   type RedactionConfig,
-  type Redactor,
   redactCassette,
-  redactionConfigSchema,
-  redactionPlaceholder,
-  restoreBody,
-  type SseItem,
-  type SseStream,
-  type StreamEnd,
-  sendableCloseCode,
   serializeCassette,
-  type Timing,
-  type WsFrame,
-  type WsPayload,
-  type WsSession,
-  wireBytes,
   writeCassetteAtomic,
-  writeCassetteStream,
-  writeFileAtomic,
 } from './cassette/index.js';
+export { type Pack, verifyCassette, verifyPaths } from './contracts/index.js';
 export { TapedeckError, UsageError } from './errors.js';
-export { findHarness, HARNESS_PROFILES, type HarnessProfile, SessionDriver } from './families/omnigent/index.js';
-export { loadManifest, type Manifest, type ProbeResult, type Verdict } from './manifest/index.js';
+export { defineFamily, type Family, families, registerFamilies } from './families/index.js';
+export { loadManifest, type Manifest, type Verdict } from './manifest/index.js';
+export { type RecordTargetOptions, recordTarget, replayCheck } from './probing/index.js';
 export { startRecordingProxy } from './recorder/index.js';
 export {
-  CassetteDispatcher,
-  type CassetteHandlers,
   cassetteDispatcher,
   cassetteHandlers,
-  type EntryInfo,
   loadCassetteSet,
   type MatchOptions,
-  MISSES_KEPT,
-  type NamedCassette,
-  type NearMiss,
-  parseTiming,
-  type ReplayAnswer,
   ReplayEngine,
   type ReplayOptions,
-  type ReplayRequest,
-  type ReplayServer,
-  type ReplayServerOptions,
-  STRICT_MISS_STATUS,
   startReplayServer,
-  type TimingMode,
   UnmatchedRequestError,
 } from './replayer/index.js';
-export { startOmnigentSimulator } from './simulators.js';
-export { parseSseText, SseParser, serializeSseFrame } from './sse/index.js';
-export { type RecordSuiteOptions, recordSuite, type Suite } from './suite/index.js';
-export { type ReplayCheckRow, recordTarget, replayCheck, SUITES, suiteForTarget } from './suites/index.js';

@@ -1,8 +1,8 @@
+export { findPack, registeredPacks, registerPacks } from './catalogue.js';
 export { checkRule, type RuleViolation, type Segment } from './check-rules.js';
 export { type MatcherEvents, toSatisfyContract } from './matcher.js';
 export type { Pack } from './pack.js';
 export { loadPack, type PackFile, PackFileError, packFileJsonSchema, readPackFile, resolvePackSync } from './pack-file.js';
-export { BUILT_IN_PACKS, findPack } from './packs/index.js';
 export { renderJunit, renderMarkdown, renderText, renderViolation } from './render.js';
 export {
   assembles,
@@ -21,6 +21,7 @@ export {
   type RuleKind,
   ruleSchema,
   sequence,
+  streamMeta,
   terminal,
 } from './rules.js';
 export type { CheckedEvent } from './selectors.js';

@@ -4,8 +4,8 @@ import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { TapedeckError } from '../errors.js';
 import { describeIssue, formatFieldPath, lineOfPath, parseLocatedYaml } from '../fs/located-yaml.js';
+import { findPack } from './catalogue.js';
 import type { Pack } from './pack.js';
-import { findPack } from './packs/index.js';
 import { type Rule, ruleSchema } from './rules.js';
 import { compileSelector } from './selectors.js';
 

@@ -3,10 +3,10 @@ import { type Cassette, type Interaction, loadCassette } from '../cassette/index
 import { UsageError } from '../errors.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { pickShard, type Shard } from '../fs/shard.js';
+import { registeredPacks } from './catalogue.js';
 import { checkRule, groupByScope, type ScopeGroups, type Segment } from './check-rules.js';
 import type { Pack } from './pack.js';
 import { loadPack, resolvePackSync } from './pack-file.js';
-import { BUILT_IN_PACKS } from './packs/index.js';
 import type { CheckedEvent } from './selectors.js';
 import { type ParsedStream, parseStreams, type StreamUnderCheck, streamsOf } from './stream-events.js';
 
@@ -164,7 +164,7 @@ export function choosePacks(
   const why = new Map<string, string>();
   for (const stream of streamsOf(cassette, [], parsed)) {
     let best: { pack: Pack; known: number; types: number }[] = [];
-    for (const pack of BUILT_IN_PACKS) {
+    for (const pack of registeredPacks()) {
       if (pack.profile || !onRoute(pack, stream.interaction.request.path)) continue;
       const fit = vocabularyFit(pack, stream);
       // An open vocabulary describes part of a larger protocol: a few of its types are its fingerprint.
@@ -197,7 +197,7 @@ export function verifyCassette(cassette: Cassette, name: string, packRefs?: read
   const named = packRefs ?? cassette.meta.packs;
   const parsed = parseStreams(cassette);
   const auto = named === undefined || named.length === 0 ? choosePacks(cassette, parsed) : undefined;
-  const packs = auto ? BUILT_IN_PACKS.filter((p) => auto.chosen.some((c) => c.pack === p.name)) : (named ?? []).map(resolvePackSync);
+  const packs = auto ? registeredPacks().filter((p) => auto.chosen.some((c) => c.pack === p.name)) : (named ?? []).map(resolvePackSync);
   const checked: CheckedCassette = {
     cassette: name,
     packs: packs.map((p) => p.name),

@@ -1,4 +1,4 @@
-import type { DriftNoise } from '../suite/index.js';
+import type { DriftNoise } from '../families/index.js';
 import type { Severity } from './config.js';
 import type { Profile } from './profile.js';
 import { canonicalTurn, diffTurns, type SequenceNoise } from './sequence.js';

@@ -1,11 +1,12 @@
 import { cp, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import type { TurnStart } from '../contracts/index.js';
 import { UsageError } from '../errors.js';
+import { DEFAULT_FAMILY, type DriftNoise, type Family, familyById, familyIds, familyOfManifest, type Pace } from '../families/index.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { loadManifest } from '../manifest/index.js';
-import type { DriftNoise, Pace } from '../suite/index.js';
-import { recordTarget, suiteForTarget, suiteOfManifest, TARGETS } from '../suites/index.js';
+import { recordTarget } from '../probing/index.js';
 import { compareProfiles, type Finding } from './compare.js';
 import type { DriftConfig, Severity } from './config.js';
 import { profileFolder } from './profile.js';
@@ -18,12 +19,11 @@ export interface DriftOptions {
   /** ...or compare with this folder of cassettes. */
   candidate?: string | undefined;
   harness?: string | undefined;
-  /** A real codex or opencode binary to re-record, started against the mock model (as `bench record --peer`). */
+  /** A real vendor binary to re-record, started against the mock model (as `bench record --peer`). */
   peer?: string | undefined;
-  /** With `server` or `peer`: which suite it serves; folders of other suites are left out. */
-  /** A `--target` name of the registry (`omnigent`, `hermes`, ...). */
+  /** With `server` or `peer`: the family it serves (a `--target` id); folders of other families are left out. */
   target?: string | undefined;
-  /** With `server` and target hermes: the gateway's API key. */
+  /** With `server`: the server's key. */
   apiKey?: string | undefined;
   config: DriftConfig;
   failOn?: Severity | undefined;
@@ -69,38 +69,46 @@ async function harnessFolders(root: string, only?: string): Promise<[string, str
   return out.length > 0 || only ? out : [[basename(root), root]];
 }
 
-/** What the suite that recorded a folder says drift must not count (a real server's races), if anything. */
+/** The family that recorded a folder, or none for a loose folder of cassettes. */
+async function familyOf(dir: string): Promise<Family | undefined> {
+  if (!(await readdir(dir)).includes('manifest.yaml')) return undefined;
+  const file = join(dir, 'manifest.yaml');
+  return familyOfManifest(await loadManifest(file), file);
+}
+
+/** What the family that recorded a folder says drift must not count (a real server's races), if anything. */
 async function noiseOf(dir: string): Promise<DriftNoise | undefined> {
   if (!(await readdir(dir)).includes('manifest.yaml')) return undefined;
   const manifest = await loadManifest(join(dir, 'manifest.yaml'));
   // A simulator's recordings are the same run to run; a real server's (--peer or --server) have races of their own.
   const fromSimulator = manifest.target.startsWith('embedded ');
-  return suiteOfManifest(manifest).driftNoise?.(manifest.harness, { fromSimulator });
+  return familyOfManifest(manifest).drift?.noise?.(manifest.harness, { fromSimulator });
 }
 
-/** The suite id of a recorded folder, or none for a loose folder. */
-async function suiteOf(dir: string): Promise<string | undefined> {
-  if (!(await readdir(dir)).includes('manifest.yaml')) return undefined;
-  const file = join(dir, 'manifest.yaml');
-  return suiteOfManifest(await loadManifest(file), file).id;
+/** Where the recording family's turns start (none said: streams are not cut); a loose folder's, where its packs say. */
+async function turnStartsOf(dir: string): Promise<readonly TurnStart[] | undefined> {
+  const family = await familyOf(dir);
+  return family ? (family.drift?.turnStarts ?? []) : undefined;
 }
 
 /** Re-records or reads the candidate, compares it with the baseline, and optionally adopts it. */
 export async function runDrift(options: DriftOptions): Promise<DriftReport> {
   if ([options.server, options.peer, options.candidate].filter(Boolean).length !== 1)
     throw new UsageError('give exactly one of --server URL or --peer BINARY (re-record) or --candidate DIR (compare folders)');
-  const target = options.target ?? 'omnigent';
-  const suite = suiteForTarget(target);
+  const target = options.target ?? DEFAULT_FAMILY;
+  const suite = familyById(target);
   if (options.peer && !suite.peer)
     throw new UsageError(
-      `--peer re-records a real vendor server; add --target ${TARGETS.filter((t) => suiteForTarget(t).peer).join(' or --target ')}`,
+      `--peer re-records a real vendor server; add --target ${familyIds()
+        .filter((t) => familyById(t).peer)
+        .join(' or --target ')}`,
     );
   const source = options.server ?? (options.peer ? `the real ${target} (${options.peer})` : undefined);
   const all = await harnessFolders(options.baseline, options.harness);
   const folders: [string, string][] = [];
   for (const [scope, dir] of all) {
-    // One server serves one suite: re-recording only makes sense for the folders of that suite.
-    const mine = !source || (await suiteOf(dir)) === suite.id;
+    // One server serves one family: re-recording only makes sense for the folders of that family.
+    const mine = !source || (await familyOf(dir)) === suite;
     if (mine) folders.push([scope, dir]);
     else options.onProgress?.(`leaving out ${scope}: it is not a ${target} recording (use --target to re-record it)`);
   }
@@ -115,7 +123,8 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
   try {
     for (const [scope, baseDir] of folders) {
       let candDir: string;
-      const base = await profileFolder(baseDir, options.config);
+      const turnStarts = await turnStartsOf(baseDir);
+      const base = await profileFolder(baseDir, options.config, undefined, turnStarts);
       if (recorded) {
         const manifest = await loadManifest(join(baseDir, 'manifest.yaml'));
         const probes = manifest.probes.map((p) => p.probe);
@@ -125,7 +134,7 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
         );
         const startedAt = performance.now();
         let done = 0;
-        // Every suite records into a folder named like the baseline's (an omnigent harness folder already is), so several compare at once.
+        // Every family records into a folder named like the baseline's (a variant's folder already is), so several compare at once.
         await recordTarget(suite, {
           outDir: recorded,
           probes,
@@ -159,10 +168,10 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
           );
       }
       const noise = await noiseOf(baseDir);
-      const cand = await profileFolder(candDir, options.config);
+      const cand = await profileFolder(candDir, options.config, undefined, turnStarts);
       // A probe the candidate did not record (skipped) is its verdict's finding; its traffic is not "gone" from the server.
       const missing = base.probes.filter((p) => !cand.probes.includes(p));
-      const compareBase = missing.length && recorded ? await profileFolder(baseDir, options.config, cand.probes) : base;
+      const compareBase = missing.length && recorded ? await profileFolder(baseDir, options.config, cand.probes, turnStarts) : base;
       if (base.manifest) compareBase.manifest = base.manifest;
       findings.push(...compareProfiles(scope, compareBase, cand, noise));
       compared.push({ scope, probes: base.probes.filter((p) => cand.probes.includes(p)).map((p) => p.replace(/\.ya?ml$/, '')) });

@@ -1,8 +1,6 @@
 import { join, relative } from 'node:path';
 import { type Cassette, decodeBody, loadCassette } from '../cassette/index.js';
-import { streamsOf, verifyCassette } from '../contracts/index.js';
-import { BUILT_IN_PACKS } from '../contracts/packs/index.js';
-import { omnigentNativeTui } from '../contracts/packs/omnigent.js';
+import { registeredPacks, streamsOf, type TurnStart, verifyCassette } from '../contracts/index.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { loadManifest, type Manifest } from '../manifest/manifest.js';
 import { routeTemplate } from '../net/route-template.js';
@@ -57,7 +55,7 @@ function entry<T>(map: Map<string, T>, key: string, make: () => T): T {
 const newOccurrences = (): Occurrences => ({ count: 0, paths: new Map() });
 
 /** A built-in pack by name; an unknown name is verify's to report, not drift's. */
-const knownPack = (name: string) => BUILT_IN_PACKS.find((p) => p.name === name);
+const knownPack = (name: string) => registeredPacks().find((p) => p.name === name);
 
 function jsonBody(body: NonNullable<Cassette['interactions'][number]['response']>['body']): { json: unknown } | undefined {
   if (!body) return undefined;
@@ -72,7 +70,12 @@ function jsonBody(body: NonNullable<Cassette['interactions'][number]['response']
   return undefined;
 }
 
-function addCassette(profile: Profile, name: string, cassette: Cassette, config: DriftConfig): void {
+/** Where turns start in a cassette that no family speaks for (a loose folder): where its packs say they do. */
+function turnStartsOfPacks(cassette: Cassette): TurnStart[] {
+  return [...new Set((cassette.meta.packs ?? []).flatMap((p) => knownPack(p)?.turnStarts ?? []))];
+}
+
+function addCassette(profile: Profile, name: string, cassette: Cassette, config: DriftConfig, turnStarts?: readonly TurnStart[]): void {
   const ignore = (path: string) =>
     config.ignoreFields.some((f) => f === path || path.endsWith(`.${f}`) || path.startsWith(`${f}.`) || path.startsWith(`${f}[]`));
   profile.probes.push(name);
@@ -130,7 +133,7 @@ function addCassette(profile: Profile, name: string, cassette: Cassette, config:
   // Types the config ignores, and those the cassette's packs call noise (housekeeping whose timing is the server's).
   const skipped = new Set([...config.ignoreEventTypes, ...(cassette.meta.packs ?? []).flatMap((p) => knownPack(p)?.noise ?? [])]);
   const turns: Turn[] = [];
-  const streams = streamsOf(cassette, omnigentNativeTui.turnStarts);
+  const streams = streamsOf(cassette, turnStarts ?? turnStartsOfPacks(cassette));
   for (const stream of streams) {
     for (const e of stream.events) {
       if (skipped.has(e.type)) continue;
@@ -187,18 +190,32 @@ export function emptyProfile(): Profile {
   };
 }
 
-/** Adds one cassette, under its name, to a profile. */
-export function addToProfile(profile: Profile, name: string, cassette: Cassette, config: DriftConfig): Profile {
-  addCassette(profile, name, cassette, config);
+/** Adds one cassette, under its name, to a profile; turns start where `turnStarts` say (default: where its packs say). */
+export function addToProfile(
+  profile: Profile,
+  name: string,
+  cassette: Cassette,
+  config: DriftConfig,
+  turnStarts?: readonly TurnStart[],
+): Profile {
+  addCassette(profile, name, cassette, config, turnStarts);
   return profile;
 }
 
-/** Profiles every cassette under a folder (a harness folder's manifest included), or only those `only` names. */
-export async function profileFolder(dir: string, config: DriftConfig, only?: readonly string[]): Promise<Profile> {
+/**
+ * Profiles every cassette under a folder (a harness folder's manifest included), or only those `only` names;
+ * turns start where `turnStarts` say (the recording family's rule), else where each cassette's packs say.
+ */
+export async function profileFolder(
+  dir: string,
+  config: DriftConfig,
+  only?: readonly string[],
+  turnStarts?: readonly TurnStart[],
+): Promise<Profile> {
   const profile = emptyProfile();
   for (const file of await listFiles(dir, isCassetteFile)) {
     const name = relative(dir, file);
-    if (!only || only.includes(name)) addCassette(profile, name, await loadCassette(file), config);
+    if (!only || only.includes(name)) addCassette(profile, name, await loadCassette(file), config, turnStarts);
   }
   const manifest = await loadManifest(join(dir, 'manifest.yaml')).catch(() => undefined);
   if (manifest) profile.manifest = manifest;

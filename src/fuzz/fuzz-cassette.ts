@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { type Cassette, writeCassetteAtomic } from '../cassette/index.js';
 import type { Pack } from '../contracts/index.js';
+import { cassetteFetch, type FetchLike } from '../families/kit/index.js';
 import type { NamedCassette, ReplayOptions } from '../replayer/index.js';
-import { cassetteFetch, type FetchLike } from '../suite/index.js';
 import { variationArbitrary } from './arbitraries.js';
 import { FuzzError } from './errors.js';
 import { transportReframing } from './transport.js';

@@ -3,7 +3,7 @@ import { loadCassette } from '../cassette/index.js';
 import type { Pack } from '../contracts/index.js';
 import type { Shard } from '../fs/shard.js';
 import type { Verdict } from '../manifest/index.js';
-import { recordedProbes } from '../suites/index.js';
+import { recordedProbes } from '../probing/index.js';
 import { exploreCassette, type FuzzReport } from './fuzz-cassette.js';
 
 /** The stream events each probe's verdict is about: a variation that adds or removes them changes the capability, not the driver. */

@@ -1,2 +1,2 @@
-export { codexConfigFor } from './codex-config.js';
+export type { MockAsk, MockReply, MockRule } from './script.js';
 export { MOCK_KEY, MOCK_MODEL, type MockModel, type MockModelOptions, startMockModel } from './server.js';

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readJsonObject, sendJson } from '../net/http-json.js';
 import { listen } from '../net/listen.js';
 import { openSse } from '../net/open-sse.js';
+import type { MockReply, MockRule } from './script.js';
 
 /**
  * A scripted model for running real agent servers offline: OpenAI chat
@@ -11,13 +12,14 @@ import { openSse } from '../net/open-sse.js';
  * server's turns are as repeatable as the server allows:
  *
  * - the last message is a tool result: the closing text `Tool said hello.`;
- * - the user asks to run something and the request offers the tool: one call
- *   of it (`bash {command, description}` or `exec_command {cmd}`);
+ * - else the first of `rules` that answers the user's text (each family's
+ *   rules answer its own probes' prompts);
  * - anything else: `Hello from mock.` in three deltas.
  */
 export interface MockModelOptions {
   port?: number;
   host?: string;
+  rules?: readonly MockRule[];
 }
 
 export interface MockModel {
@@ -34,53 +36,15 @@ export const MOCK_MODEL = 'mock-model';
 export const MOCK_KEY = 'tapedeck-mock-model';
 const GREETING = ['Hello ', 'from ', 'mock.'];
 const AFTER_TOOL = ['Tool ', 'said ', 'hello.'];
-const COMMAND = 'echo hello-from-tool';
 const USAGE = { input: 10, output: 3 };
 
-/** `paceMs`: a pause before each delta, so a long reply is still streaming when a client interrupts it. */
-type Reply =
-  | { kind: 'text' | 'after-tool'; words: string[]; paceMs?: number; itemId?: string }
-  | { kind: 'tool'; name: string; args: Record<string, string> };
-
-const NUMBERS =
-  'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty'.split(
-    ' ',
-  );
-/** The long reply: 200 words, 25 ms apart (5 s), enough for an interrupt to land mid-stream. */
-const ESSAY = Array.from({ length: 200 }, (_, i) => `${i === 0 ? 'Computing' : 'history'} `);
-const ESSAY_PACE_MS = 25;
-/** One item id for every turn asking for "the same reply", paced so turns running at once interleave their deltas. */
-export const SAME_REPLY_ID = 'msg_mock_same';
-const SAME_REPLY_PACE_MS = 20;
-
 /** What the script answers, from the last message, the last user text and the tools on offer. */
-function choose(lastRole: string | undefined, userText: string, tools: string[]): Reply {
+function choose(rules: readonly MockRule[], lastRole: string | undefined, userText: string, tools: string[]): MockReply {
   if (lastRole === 'tool') return { kind: 'after-tool', words: AFTER_TOOL };
-  // The omnigent full-server bench's tool probe: its server-dispatched builtin, when offered.
-  if (/\blist_files\b/.test(userText) && tools.includes('list_files')) return { kind: 'tool', name: 'list_files', args: {} };
-  // The hermes gateway probes: a read that fails (no such file), and a recursive delete its approval gate stops (a folder that is not there).
-  if (/\bmissing\.txt\b/.test(userText) && tools.includes('read_file'))
-    return { kind: 'tool', name: 'read_file', args: { path: 'missing.txt' } };
-  if (/\bClean the build folder\b/.test(userText) && tools.includes('terminal'))
-    return { kind: 'tool', name: 'terminal', args: { command: 'rm -rf ./build' } };
-  if (/\brun:/i.test(userText)) {
-    if (tools.includes('bash')) return { kind: 'tool', name: 'bash', args: { command: COMMAND, description: 'Print a greeting' } };
-    if (tools.includes('exec_command')) return { kind: 'tool', name: 'exec_command', args: { cmd: COMMAND } };
+  for (const rule of rules) {
+    const reply = rule({ userText, tools });
+    if (reply) return reply;
   }
-  // The omnigent native-tui bench's tool prompt, to a vendor CLI (the codex TUI offers exec_command, or shell).
-  const exact = /run this exact command: (.+)$/m.exec(userText);
-  if (exact) {
-    const command = (exact[1] as string).trim();
-    if (tools.includes('exec_command')) return { kind: 'tool', name: 'exec_command', args: { cmd: command } };
-    if (tools.includes('shell')) return { kind: 'tool', name: 'shell', args: { command } };
-  }
-  // The omnigent bench's prompts (basic turn and cost, streaming, interrupt), answered as a model that follows them would.
-  const literal = /Reply with exactly the literal string (\S+) and nothing else/.exec(userText);
-  if (literal) return { kind: 'text', words: [literal[1] as string] };
-  if (/Count from 1 to 20 in words/.test(userText)) return { kind: 'text', words: NUMBERS.map((w, i) => (i < 19 ? `${w}\n` : w)) };
-  if (/\bessay\b/.test(userText)) return { kind: 'text', words: ESSAY, paceMs: ESSAY_PACE_MS };
-  // codex's two_threads probe: every turn that asks for the same reply gets the same item id, as a real model may give.
-  if (/\bthe same reply\b/.test(userText)) return { kind: 'text', words: GREETING, paceMs: SAME_REPLY_PACE_MS, itemId: SAME_REPLY_ID };
   return { kind: 'text', words: GREETING };
 }
 
@@ -117,11 +81,16 @@ class ModelError extends Error {
   }
 }
 
-async function chatCompletions(body: Record<string, unknown>, res: ServerResponse, n: number): Promise<Reply> {
+async function chatCompletions(
+  rules: readonly MockRule[],
+  body: Record<string, unknown>,
+  res: ServerResponse,
+  n: number,
+): Promise<MockReply> {
   const messages = Array.isArray(body.messages) ? (body.messages as { role?: string; content?: unknown }[]) : undefined;
   if (!messages) throw new ModelError(400, "missing 'messages'");
   const user = [...messages].reverse().find((m) => m.role === 'user');
-  const reply = choose(messages.at(-1)?.role, textOf(user?.content), toolNames(body.tools));
+  const reply = choose(rules, messages.at(-1)?.role, textOf(user?.content), toolNames(body.tools));
   const id = `chatcmpl-mock${n}`;
   const model = String(body.model ?? MOCK_MODEL);
   const usage = { prompt_tokens: USAGE.input, completion_tokens: USAGE.output, total_tokens: USAGE.input + USAGE.output };
@@ -154,12 +123,12 @@ async function chatCompletions(body: Record<string, unknown>, res: ServerRespons
   return reply;
 }
 
-async function responses(body: Record<string, unknown>, res: ServerResponse, n: number): Promise<Reply> {
+async function responses(rules: readonly MockRule[], body: Record<string, unknown>, res: ServerResponse, n: number): Promise<MockReply> {
   const input = Array.isArray(body.input) ? (body.input as { type?: string; role?: string; content?: unknown }[]) : undefined;
   if (!input) throw new ModelError(400, "missing 'input'");
   const last = input.at(-1);
   const user = [...input].reverse().find((m) => m.role === 'user');
-  const reply = choose(last?.type === 'function_call_output' ? 'tool' : last?.role, textOf(user?.content), toolNames(body.tools));
+  const reply = choose(rules, last?.type === 'function_call_output' ? 'tool' : last?.role, textOf(user?.content), toolNames(body.tools));
   const rid = `resp_mock${n}`;
   const model = String(body.model ?? MOCK_MODEL);
   const sse = openSse(res);
@@ -229,7 +198,7 @@ export async function startMockModel(options: MockModelOptions = {}): Promise<Mo
     }
     readJsonObject(req, () => new ModelError(400, 'the body is not a JSON object'))
       .then(async (body) => {
-        const reply = await route(body, res, ++n);
+        const reply = await route(options.rules ?? [], body, res, ++n);
         call.reply = reply.kind;
       })
       .catch((err: unknown) => {

@@ -7,6 +7,8 @@ import { appendRecording, type Cassette, writeCassetteAtomic } from '../cassette
 import { type MatcherEvents, toSatisfyContract } from '../contracts/matcher.js';
 import type { Pack } from '../contracts/pack.js';
 import { UsageError } from '../errors.js';
+// The built-in families' packs, so `toSatisfyContract('<pack name>')` knows them.
+import '../families/index.js';
 import { type RecordingProxy, startRecordingProxy } from '../recorder/index.js';
 import { cassetteHandlers, loadCassetteSet, type ReplayEngine, type ReplayOptions } from '../replayer/index.js';
 import { canInterceptWebSockets, noGlobalWebSocket } from '../replayer/msw-ws-door.js';

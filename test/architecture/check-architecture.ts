@@ -4,13 +4,22 @@ import { dirname, join, relative, resolve } from 'node:path';
 /** Which modules each module may import, as `docs/architecture.md` lists them (`families/*` stands for every family). */
 export type Layering = Map<string, Set<string>>;
 
-/** The module a source file belongs to: its top folder under src, a family's folder, or a root file's name. */
+/**
+ * The module a source file belongs to: its top folder under src, a root file's name, or under families/ the
+ * registry (`families`, its index), the interface (`families/family`), `families/kit`, `families/shared` or one family's folder.
+ */
 export function moduleOf(src: string, file: string): string {
   const parts = relative(src, file).split('/');
   if (parts.length === 1) return (parts[0] as string).replace(/\.(ts|js)$/, '');
-  if (parts[0] === 'families') return `families/${parts[1]}`;
+  if (parts[0] === 'families') {
+    if (parts.length > 2) return `families/${parts[1]}`;
+    return parts[1] === 'index.ts' ? 'families' : `families/${(parts[1] as string).replace(/\.(ts|js)$/, '')}`;
+  }
   return parts[0] as string;
 }
+
+/** Whether a module is one family's folder (not the registry, the interface, the kit or what families share). */
+export const isFamilyFolder = (module: string) => /^families\/(?!(kit|shared|family)$)[^/]+$/.test(module);
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -48,9 +57,8 @@ export function parseLayering(markdown: string): Layering {
   return rules;
 }
 
-const FAMILY = /^families\/[^/]+$/;
-const rulesFor = (rules: Layering, module: string) => rules.get(module) ?? (FAMILY.test(module) ? rules.get('families/*') : undefined);
-const allows = (allowed: Set<string>, to: string) => allowed.has(to) || (FAMILY.test(to) && allowed.has('families/*'));
+const rulesFor = (rules: Layering, module: string) => rules.get(module) ?? (isFamilyFolder(module) ? rules.get('families/*') : undefined);
+const allows = (allowed: Set<string>, to: string) => allowed.has(to) || (isFamilyFolder(to) && allowed.has('families/*'));
 
 /** Strongly connected groups of more than one module (Tarjan): each one is an import cycle. */
 function cycles(edges: Map<string, Set<string>>): string[][] {
@@ -85,7 +93,7 @@ function cycles(edges: Map<string, Set<string>>): string[][] {
 /**
  * Every way the source under `src` breaks the layering: an arrow the table
  * does not allow, a module the table does not list, a cycle between modules,
- * and a family file other than its suite wiring that imports its simulator.
+ * and a family file other than its definition (family.ts) that imports its simulator.
  */
 export async function architectureViolations(src: string, rules: Layering): Promise<string[]> {
   const out: string[] = [];
@@ -97,8 +105,8 @@ export async function architectureViolations(src: string, rules: Layering): Prom
     if (a === b) {
       const inFamily = (path: string) => /^families\/[^/]+\/(.+)$/.exec(path)?.[1] ?? '';
       const mine = inFamily(where);
-      if (mine && !mine.startsWith('simulator/') && mine !== 'suite.ts' && inFamily(relative(src, to)).startsWith('simulator/'))
-        out.push(`${where} imports its family's simulator (${relative(src, to)}); only the family's suite.ts may`);
+      if (mine && !mine.startsWith('simulator/') && mine !== 'family.ts' && inFamily(relative(src, to)).startsWith('simulator/'))
+        out.push(`${where} imports its family's simulator (${relative(src, to)}); only the family's family.ts may`);
       continue;
     }
     if (!edges.has(a)) edges.set(a, new Set());

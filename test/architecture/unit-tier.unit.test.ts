@@ -12,7 +12,7 @@ const FORBIDDEN: [RegExp, string][] = [
   [/from 'node:(child_process|http|https|http2|net|dgram|worker_threads|cluster)'/, 'a Node module for processes or sockets'],
   [/from '\.\.\/helpers\/(cli|servers)\.js'/, 'the helpers that run bench or start servers'],
   [
-    /\b(startServer|startBench|runBench|startReplayServer|startRecordingProxy|startMockModel|startSimulator|startPeer|recordSuite|recordTarget|replayCheck|runDrift|useCassette|cassetteHandlers|cassetteDispatcher)\b/,
+    /\b(startServer|startBench|runBench|startReplayServer|startRecordingProxy|startMockModel|startSimulator|startPeer|recordFamily|recordTarget|replayCheck|runDrift|useCassette|cassetteHandlers|cassetteDispatcher)\b/,
     'a function that starts a server, a recording or a replay',
   ],
   [/\bfetch\(/, 'a request over the network'],

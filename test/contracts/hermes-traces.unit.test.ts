@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import '../../src/families/index.js';
 import '../../src/vitest/index.js';
 
 // The reference's sample traces (hermes-gateway-api.md, Sample traces), with full payloads.

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import '../../src/families/index.js';
 import { serializeCassette } from '../../src/cassette/index.js';
 import { loadPack, PackFileError, packFileJsonSchema, readPackFile } from '../../src/contracts/index.js';
 import { startRecordingProxy } from '../../src/recorder/index.js';

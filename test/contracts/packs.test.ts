@@ -2,13 +2,14 @@ import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Cassette } from '../../src/cassette/index.js';
+import '../../src/families/index.js';
 import {
-  BUILT_IN_PACKS,
   type CheckedEvent,
   checkEvents,
   findPack,
   type Pack,
   type Rule,
+  registeredPacks,
   renderJunit,
   renderText,
   type VerifyReport,
@@ -129,7 +130,7 @@ const violationsOf = (pack: Pack, rule: Rule, events: CheckedEvent[]) =>
   checkEvents(events, { ...pack, payloads: {}, rules: [rule] }, { cassette: 't', interaction: 1 }).flatMap((r) => r.violations);
 
 describe('built-in packs', () => {
-  const cases = BUILT_IN_PACKS.flatMap((pack) =>
+  const cases = registeredPacks().flatMap((pack) =>
     pack.rules.map((rule) => [`${pack.name} ${rule.name} (${rule.source})`, pack, rule] as const),
   );
   it.each(cases)('catches a minimal violation of %s at the right event', (_name, pack, rule) => {
@@ -162,14 +163,14 @@ describe('built-in packs', () => {
   });
 
   it('every rule has a name, a one-line description and a source', () => {
-    for (const pack of BUILT_IN_PACKS) {
+    for (const pack of registeredPacks()) {
       expect(new Set(pack.rules.map((r) => r.name)).size).toBe(pack.rules.length);
       for (const r of pack.rules) {
         expect(r.description).not.toMatch(/\n/);
         expect(r.source.length).toBeGreaterThan(5);
       }
     }
-    expect(BUILT_IN_PACKS.map((p) => p.name)).toEqual([
+    expect(registeredPacks().map((p) => p.name)).toEqual([
       'omnigent/stream',
       'omnigent/native-tui',
       'omnigent/full-server',

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import '../../src/families/index.js';
 import { type Cassette, loadCassette, type SseItem } from '../../src/cassette/index.js';
 import { compareProfiles, DEFAULT_DRIFT_CONFIG } from '../../src/drift/index.js';
 import { addToProfile, emptyProfile } from '../../src/drift/profile.js';

@@ -3,10 +3,9 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { familyById, type PeerSpec } from '../../src/families/index.js';
 import { startMockModel } from '../../src/mock-model/index.js';
-import { startPeer } from '../../src/peers/index.js';
-import type { PeerSpec } from '../../src/suite/index.js';
-import { suiteForTarget } from '../../src/suites/index.js';
+import { startPeer } from '../../src/probing/index.js';
 import { type LongRunning, startBench } from '../helpers/cli.js';
 
 /**
@@ -97,7 +96,7 @@ describe.each([
       target = sim.url.replace(/^ws:/, 'http:');
     } else {
       const model = await startMockModel();
-      const peer = await startPeer('codex', suiteForTarget('codex').peer as PeerSpec, { binary: CODEX, modelBaseUrl: model.baseUrl });
+      const peer = await startPeer('codex', familyById('codex').peer as PeerSpec, { binary: CODEX, modelBaseUrl: model.baseUrl });
       closers.push(
         () => peer.close(),
         () => model.close(),

@@ -6,10 +6,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCassette } from '../../src/cassette/index.js';
+import { familyById, type PeerSpec } from '../../src/families/index.js';
 import { type MockModel, startMockModel } from '../../src/mock-model/index.js';
-import { type PeerServer, startPeer } from '../../src/peers/index.js';
-import type { PeerSpec } from '../../src/suite/index.js';
-import { suiteForTarget } from '../../src/suites/index.js';
+import { type PeerServer, startPeer } from '../../src/probing/index.js';
 import { benchProxyUnderWrapper, benchReplayOf, runBench } from '../helpers/cli.js';
 
 /**
@@ -29,8 +28,8 @@ const BINARIES = {
 const ROUNDS = 3;
 
 /** opencode as omnigent starts it: behind a server password (Basic auth on every request), which a recording redacts. */
-const codexPeer = suiteForTarget('codex').peer as PeerSpec;
-const opencodePeer = suiteForTarget('opencode').peer as PeerSpec;
+const codexPeer = familyById('codex').peer as PeerSpec;
+const opencodePeer = familyById('opencode').peer as PeerSpec;
 const PASSWORD = `oc-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
 const passwordedOpencode: PeerSpec = {
   ...opencodePeer,

@@ -11,11 +11,10 @@ import { loadCassette } from '../../src/cassette/index.js';
 import { verifyCassette } from '../../src/contracts/index.js';
 import { DEFAULT_DRIFT_CONFIG, runDrift } from '../../src/drift/index.js';
 import { loadCodexProtocol } from '../../src/families/codex/index.js';
+import { familyById, type PeerSpec } from '../../src/families/index.js';
 import { findHarness, type HarnessProfile, LIVE_TIMINGS, SessionDriver } from '../../src/families/omnigent/index.js';
 import { startMockModel } from '../../src/mock-model/index.js';
-import { processesUnder, startPeer } from '../../src/peers/index.js';
-import type { PeerSpec } from '../../src/suite/index.js';
-import { recordTarget, replayCheck, suiteForTarget } from '../../src/suites/index.js';
+import { processesUnder, recordTarget, replayCheck, startPeer } from '../../src/probing/index.js';
 import { benchUnderWrapper, startBench } from '../helpers/cli.js';
 
 type PeerKind = 'opencode' | 'codex';
@@ -77,7 +76,7 @@ async function leftInTmp(before: Set<string>): Promise<string[]> {
 async function recordOmnigentLeavingNothing(variant: string): Promise<Record<string, string>> {
   const before = new Set(await readdir(tmpdir()));
   let root = '';
-  const manifest = await recordTarget(suiteForTarget('omnigent'), {
+  const manifest = await recordTarget(familyById('omnigent'), {
     peer: OMNIGENT,
     variant,
     outDir: out,
@@ -147,7 +146,7 @@ async function driftAgainstCommitted(folder: string, binary: string, target: 'om
 }
 
 describe.each([['opencode' as const], ['codex' as const]])('the real %s server', (kind) => {
-  const suite = suiteForTarget(kind);
+  const suite = familyById(kind);
   const folder = suite.peer?.folder as string;
   let root = '';
 
@@ -233,7 +232,7 @@ describe('the codex protocol the pinned binary describes (generate-json-schema)'
     const protocol = await loadCodexProtocol(dir);
     const folders = ['codex-app-server', 'codex-app-server-real'].map((f) => join(COMMITTED, f));
     let frames = 0;
-    for (const folder of [...folders, join(out, suiteForTarget('codex').peer?.folder as string)]) {
+    for (const folder of [...folders, join(out, familyById('codex').peer?.folder as string)]) {
       for (const file of (await readdir(folder)).filter((f) => f !== 'manifest.yaml')) {
         const session = (await loadCassette(join(folder, file))).interactions[0]?.response?.websocket?.frames ?? [];
         frames += session.length;
@@ -245,7 +244,7 @@ describe('the codex protocol the pinned binary describes (generate-json-schema)'
 });
 
 describe('the real omnigent full server (server + bare runner, openai-agents in process)', () => {
-  const suite = suiteForTarget('omnigent');
+  const suite = familyById('omnigent');
   const folder = suite.peer?.folder as string;
 
   it('records the probes it can run through the recording proxy, with nothing left behind and nothing written outside its root', async () => {
@@ -332,7 +331,7 @@ describe('the real omnigent server on the native path (server + host daemon + th
 
 describe('the real hermes-agent 0.19.0 gateway (its API server, against the mock model)', () => {
   it('runs isolated behind a key of its own, gives every probe the verdict 0.19.0 earns, and the packs hold on everything it sent', async () => {
-    const suite = suiteForTarget('hermes');
+    const suite = familyById('hermes');
     let root = '';
     const manifest = await recordTarget(suite, { peer: HERMES, outDir: out, onPeerStarted: (peer) => (root = peer.root) });
     expect(manifest.target).toMatch(/^hermes-agent gateway 0\.19\.0 /);
@@ -365,7 +364,7 @@ describe('the real hermes-agent 0.19.0 gateway (its API server, against the mock
 
   it('hermes-agent-api-client, a typed client nobody here wrote, sees the same two turns live through bench proxy and against bench replay', async () => {
     const model = await startMockModel();
-    const peer = await startPeer('hermes', suiteForTarget('hermes').peer as PeerSpec, { binary: HERMES, modelBaseUrl: model.baseUrl });
+    const peer = await startPeer('hermes', familyById('hermes').peer as PeerSpec, { binary: HERMES, modelBaseUrl: model.baseUrl });
     const flow = join(HERE, 'clients', 'hermes_client_flow.py');
     const cassette = join(out, 'hermes-client.yaml');
     try {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { codexPeer } from '../../src/families/codex/peer.js';
 import { opencodePeer } from '../../src/families/opencode/peer.js';
-import { PeerStartError, processesUnder, startPeer } from '../../src/peers/index.js';
+import { PeerStartError, processesUnder, startPeer } from '../../src/probing/index.js';
 
 const scripts: string[] = [];
 afterAll(async () => {

@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../src/cassette/index.js';
+import type { ReplayDoor } from '../../src/families/kit/index.js';
+import { type ReplayCheckRow, replayCheck } from '../../src/probing/index.js';
 import { cassetteHandlers, type ReplayEngine } from '../../src/replayer/index.js';
-import type { ReplayDoor } from '../../src/suite/index.js';
-import { type ReplayCheckRow, replayCheck } from '../../src/suites/index.js';
 import { runsOf } from '../helpers/soak.js';
 
 /** Replays of the whole committed set through MSW, each one identical to the first. */

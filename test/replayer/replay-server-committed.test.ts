@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCassette } from '../../src/cassette/index.js';
+import { replayCheck } from '../../src/probing/index.js';
 import { startReplayServer } from '../../src/replayer/index.js';
-import { replayCheck } from '../../src/suites/index.js';
 
 const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadDriftConfig, renderDriftJunit, renderDriftMarkdown, renderDriftText, runDrift, type Severity } from '../../drift/index.js';
 import { UsageError } from '../../errors.js';
-import { SUITES, TARGETS } from '../../suites/index.js';
+import { DEFAULT_FAMILY, families, familyById, familyIds } from '../../families/index.js';
 import { addReportOptions, checkReportFlags, emitReport, type ReportFlags } from '../report-output.js';
 import { runCommand } from '../run-command.js';
 
@@ -20,6 +20,8 @@ interface DriftFlags extends ReportFlags {
   config?: string;
 }
 
+const envKey = (name: string | undefined) => (name ? process.env[name] : undefined);
+
 export function registerDrift(program: Command): void {
   const cmd = program
     .command('drift')
@@ -30,14 +32,21 @@ export function registerDrift(program: Command): void {
     .option('--server <url>', 're-record the same probes against this server into a temporary folder')
     .option(
       '--peer <binary>',
-      `with --target ${SUITES.filter((s) => s.peer)
-        .map((s) => s.target)
+      `with --target ${families()
+        .filter((s) => s.peer)
+        .map((s) => s.id)
         .join(' or ')}: re-record against this real vendor binary, started offline against the mock model`,
     )
     .option('--candidate <dir>', 'compare with this folder instead (same layout as the baseline)')
     .option('--harness <id>', 'only this harness')
-    .option('--target <kind>', `with --server or --peer: ${TARGETS.join(', ')}; folders of other suites are left out`, 'omnigent')
-    .option('--api-key <key>', 'with --target hermes: the gateway API key (default $HERMES_API_KEY)')
+    .option('--target <id>', `with --server or --peer: ${familyIds().join(', ')}; folders of other families are left out`, DEFAULT_FAMILY)
+    .option(
+      '--api-key <key>',
+      `with --server: the server's key (default ${families()
+        .filter((f) => f.apiKeyEnv)
+        .map((f) => `$${f.apiKeyEnv} for ${f.id}`)
+        .join(', ')})`,
+    )
     .option('--fail-on <severity>', `lowest severity that exits 1: ${SEVERITIES.join(', ')} (default from config, else breaking)`)
     .option('--config <file>', 'JSON config with a "drift" section (default tapedeck.config.json if present)')
     .option('--update', 'after reporting, replace the baseline with the candidate')
@@ -53,8 +62,8 @@ Exit codes: 0 nothing at or above --fail-on, 1 drift found, 2 bad input.
 Examples:
   $ bench drift --baseline cassettes --server http://127.0.0.1:6767 --junit drift.xml
   $ bench drift --baseline cassettes/kiro-native --candidate /tmp/new/kiro-native
-  $ bench drift --baseline cassettes --server http://127.0.0.1:8642 --target hermes --api-key "$HERMES_API_KEY"
-  $ bench drift --baseline cassettes/codex-app-server-real --target codex --peer ./node_modules/.bin/codex
+  $ bench drift --baseline cassettes --server http://127.0.0.1:8642 --target <id> --api-key "$KEY"
+  $ bench drift --baseline cassettes/<folder>-real --target <id> --peer ./node_modules/.bin/<binary>
 
 With $GITHUB_STEP_SUMMARY set (GitHub Actions), the Markdown report is also
 appended to the job summary.`,
@@ -71,7 +80,7 @@ appended to the job summary.`,
         candidate: flags.candidate,
         harness: flags.harness,
         target: flags.target,
-        apiKey: flags.apiKey ?? process.env.HERMES_API_KEY,
+        apiKey: flags.apiKey ?? envKey(familyById(flags.target).apiKeyEnv),
         config: await loadDriftConfig(flags.config),
         failOn: flags.failOn as Severity | undefined,
         update: flags.update,

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
+import { DEFAULT_FAMILY, type Family, families, familyById } from '../../families/index.js';
 import { type Manifest, VERDICT_SYMBOL } from '../../manifest/index.js';
-import type { SuiteProgress } from '../../suite/index.js';
-import { peerSpecFor, recordTarget, SUITES, suiteForTarget } from '../../suites/index.js';
+import { peerSpecFor, type RecordProgress, recordTarget } from '../../probing/index.js';
 import { parseSeed, parseWholeMs } from '../options.js';
 import { runCommand } from '../run-command.js';
 import { whenStopped } from '../stop-signal.js';
@@ -32,15 +32,37 @@ export function verdictTable(manifest: Manifest): string {
   return [line(head), ...rows.map(line)].join('\n');
 }
 
+/** The text after `bench record`'s options: each family's own paragraph and examples, from the registry. */
+function recordHelp(all: readonly Family[]): string {
+  const details = all.flatMap((f) => (f.help?.details ? [`--target ${f.id}: ${f.help.details}`] : []));
+  const examples = all.flatMap((f) => f.help?.examples ?? []);
+  return `
+Without --server, tapedeck starts the target's embedded simulator on
+127.0.0.1, so this works offline on a fresh clone. With --server, the probes
+run against that server. With --peer, tapedeck runs the real vendor server
+itself with a throwaway HOME against its own mock model, so a real server's
+turns run offline; everything it started is stopped at the end. Its
+cassettes go to <out>/<folder>-real/ unless --folder says otherwise.
+
+${details.join('\n\n')}
+
+Exit codes: 0 no drift, 1 a probe's observed capability differs from the
+declared one (DRIFT), 2 usage error or unreachable server.
+
+Examples:
+${examples.map((e) => `  $ ${e}`).join('\n')}`;
+}
+
 export function registerRecord(program: Command): void {
-  const harnesses = suiteForTarget('omnigent').variants?.ids ?? [];
-  const withPeer = SUITES.filter((s) => s.peer).map((s) => s.target);
-  const withoutVariants = SUITES.filter((s) => !s.variants).map((s) => s.target);
+  const all = families();
+  const harnesses = all.flatMap((f) => (f.variants ? [`${f.variants.ids.join(', ')} (${f.id})`] : []));
+  const withPeer = all.filter((s) => s.peer).map((s) => s.id);
+  const withoutVariants = all.filter((s) => !s.variants).map((s) => s.id);
   program
     .command('record')
     .description('run a probe suite through the recording proxy; one cassette per probe plus a manifest of verdicts')
-    .option('--harness <id>', `native-tui harness (omnigent target): ${harnesses.join(', ')}`)
-    .option('--target <kind>', SUITES.map((s) => `${s.target}: ${s.summary}`).join('; '), 'omnigent')
+    .option('--harness <id>', `the variant to record, for targets that have them: ${harnesses.join('; ')}`)
+    .option('--target <id>', all.map((s) => `${s.id}: ${s.summary}`).join('; '), DEFAULT_FAMILY)
     .option('--server <url>', 'a live server to record; without it the embedded simulator of the target runs')
     .option(
       '--peer <binary>',
@@ -48,66 +70,25 @@ export function registerRecord(program: Command): void {
     )
     .option(
       '--folder <name>',
-      `${withoutVariants.join(', ')}: the folder under --out (default: the suite's own; with --peer, <suite>-real)`,
+      `${withoutVariants.join(', ')}: the folder under --out (default: the family's own; with --peer, <folder>-real)`,
     )
     .option(
       '--api-key <key>',
-      `the live server's key for --server (default ${SUITES.filter((s) => s.apiKeyEnv)
-        .map((s) => `$${s.apiKeyEnv} for ${s.target}`)
+      `the live server's key for --server (default ${all
+        .filter((s) => s.apiKeyEnv)
+        .map((s) => `$${s.apiKeyEnv} for ${s.id}`)
         .join(', ')})`,
     )
     .option(
       '--probes <list>',
-      `comma-separated subset of: ${SUITES.map((s) => `${s.probes.map((p) => p.name).join(', ')} (${s.target})`).join('; ')}`,
+      `comma-separated subset of: ${all.map((s) => `${s.probes.map((p) => p.name).join(', ')} (${s.id})`).join('; ')}`,
     )
     .option('--out <dir>', 'folder for <harness>/<probe>.yaml and <harness>/manifest.yaml', 'cassettes')
     .option('--seed <n>', 'simulator seed: the same seed gives the same ids', parseSeed, 1)
     .option('--latency <ms>', 'simulator pause between stream events, like a vendor', parseWholeMs, 2)
     .option('--json', 'print the manifest as JSON instead of the table')
     .option('--config <file>', 'JSON config whose "redact" section adds redaction rules (default tapedeck.config.json if present)')
-    .addHelpText(
-      'after',
-      `
-Without --server, tapedeck starts its omnigent session API simulator on
-127.0.0.1, so this works offline on a fresh clone. With --server, the probes
-run against that server (it needs a host daemon and the vendor CLI logged in).
-
-With --target hermes the gateway probes (chat stream with reasoning,
-Responses stream, idempotent retry, clarify, approval, a failing tool, a run
-cancelled from another transport, a revoked room grant) are recorded into
-<out>/hermes/ from the embedded Hermes gateway simulator, or from --server
-with --api-key. With --target codex the codex app-server probes (a text turn,
-a command approved, one rejected, an interrupt with the approval pending) run
-over WebSocket into <out>/codex-app-server/, from the embedded simulator or
-from --server ws://HOST:PORT (codex app-server --listen ws://...). With
---target opencode the opencode probes (a text turn, a bash call allowed once,
-one rejected, an abort with the permission pending) run against \`opencode
-serve\` over HTTP and its /event stream into <out>/opencode-serve/ (Basic auth
-from $OPENCODE_SERVER_PASSWORD for --server).
-
-With --peer, tapedeck runs the real vendor server itself (codex app-server,
-opencode serve, the omnigent full server with a runner for --harness
-openai-agents, the omnigent server with its host daemon and the codex TUI in
-tmux for --harness codex-native (codex from $OMNIGENT_CODEX_PATH or PATH), or
-the hermes-agent gateway; for the Python servers give the entry point of
-their environment, e.g. test/peers/python/omnigent/.venv/bin/omnigent) with a
-throwaway HOME against its own mock model, so a real server's turns run
-offline; everything it started is stopped at the end. Its cassettes go to
-<out>/<suite>-real/ (openai-agents-real, codex-native-real, hermes-real)
-unless --folder says otherwise.
-
-Exit codes: 0 no drift, 1 a probe's observed capability differs from the
-declared one (DRIFT), 2 usage error or unreachable server.
-
-Examples:
-  $ bench record --harness kiro-native
-  $ bench record --harness claude-native --server http://127.0.0.1:6767 --probes basic_turn,streaming
-  $ bench record --target hermes
-  $ bench record --target codex --server ws://127.0.0.1:4500
-  $ bench record --target opencode --peer test/peers/node_modules/opencode-linux-x64/bin/opencode
-  $ bench record --harness openai-agents --peer test/peers/python/omnigent/.venv/bin/omnigent
-  $ bench record --harness codex-native --peer test/peers/python/omnigent/.venv/bin/omnigent`,
-    )
+    .addHelpText('after', recordHelp(all))
     .action((flags: RecordFlags) => {
       // A signal, or the wrapper that started us (npx, a shell) gone: the probe under way is abandoned, servers stopped.
       const controller = new AbortController();
@@ -123,7 +104,7 @@ Examples:
           .map((s) => s.trim())
           .filter(Boolean);
         let saved = '';
-        const progress = (e: SuiteProgress) => {
+        const progress = (e: RecordProgress) => {
           if (e.kind === 'saved')
             saved = e.unchanged.length === 0 ? '' : ` (${e.unchanged.length} unchanged but for timings, left as they were)`;
           if (e.kind === 'kept')
@@ -135,10 +116,10 @@ Examples:
           else if (e.kind === 'done')
             process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
         };
-        const suite = suiteForTarget(flags.target);
+        const suite = familyById(flags.target);
         if (flags.folder !== undefined && suite.variants)
           throw new UsageError(
-            `--folder is for suites without variants; a ${suite.target} recording goes in its --${suite.variants.flag} folder`,
+            `--folder is for targets without variants; a ${suite.id} recording goes in its --${suite.variants.flag} folder`,
           );
         const manifest = await recordTarget(suite, {
           server: flags.server,

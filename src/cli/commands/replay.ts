@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { findConfigFile, loadRedactionConfig, readConfigSection } from '../../config.js';
 import { UsageError } from '../../errors.js';
+import { type ReplayCheckRow, replayCheck } from '../../probing/index.js';
 import { loadCassetteSet, type MatchConfig, matchConfigSchema, startReplayServer } from '../../replayer/index.js';
 import { type CheckRow, checkRowsJunit, checkRowsMarkdown, progressReporter } from '../../report/index.js';
-import { type ReplayCheckRow, replayCheck } from '../../suites/index.js';
 import { parseByteCount, parseMissStatus, parsePort } from '../options.js';
 import { addReportOptions, checkReportFlags, emitReport, type ReportFlags, reportFormat } from '../report-output.js';
 import { runCommand } from '../run-command.js';

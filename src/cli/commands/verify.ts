@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { BUILT_IN_PACKS, renderJunit, renderMarkdown, renderText, verifyPaths } from '../../contracts/index.js';
+import '../../families/index.js';
+import { registeredPacks, renderJunit, renderMarkdown, renderText, verifyPaths } from '../../contracts/index.js';
 import { addReportOptions, checkReportFlags, emitReport, type ReportFlags, reportFormat } from '../report-output.js';
 import { runCommand } from '../run-command.js';
 
@@ -15,7 +16,11 @@ export function registerVerify(program: Command): void {
     .argument('[paths...]', 'cassette files or folders', ['cassettes'])
     .option(
       '--pack <name|file>',
-      `pack to apply instead of each cassette's meta.packs (repeatable): a built-in one (${BUILT_IN_PACKS.map((p) => p.name).join(', ')}), a pack file (./team-pack.yaml or .json, rules as data and payloads as JSON Schema) or a module exporting a pack (./pack.js)`,
+      `pack to apply instead of each cassette's meta.packs (repeatable): a built-in one (${registeredPacks()
+        .map((p) => p.name)
+        .join(
+          ', ',
+        )}), a pack file (./team-pack.yaml or .json, rules as data and payloads as JSON Schema) or a module exporting a pack (./pack.js)`,
       (v: string, prev: string[] = []) => [...prev, v],
     )
     .option('--allow-empty', 'exit 0 even when no rule applied to any cassette (by default that is exit 2: a check that cannot fail)')

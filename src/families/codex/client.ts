@@ -1,6 +1,6 @@
 import { WebSocket } from 'undici';
-import { InfrastructureError } from '../../suite/errors.js';
-import { MessageLog } from '../../suite/message-log.js';
+import { InfrastructureError } from '../kit/errors.js';
+import { MessageLog } from '../kit/message-log.js';
 
 export type RpcMessage = Record<string, unknown>;
 

@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { codexConfigFor, MOCK_KEY } from '../../mock-model/index.js';
-import type { PeerSpec } from '../../suite/index.js';
+import { MOCK_KEY } from '../../mock-model/index.js';
+import type { PeerSpec } from '../family.js';
+import { codexConfigFor } from '../shared/codex-config.js';
 
 /** The real `codex app-server`, isolated by its own CODEX_HOME under the peer's root. */
 export const codexPeer: PeerSpec = {

@@ -1,4 +1,4 @@
-import { type FetchLike, JsonClient, type JsonReply } from '../../suite/json-client.js';
+import { type FetchLike, JsonClient, type JsonReply } from '../kit/json-client.js';
 
 export type HermesReply = JsonReply;
 

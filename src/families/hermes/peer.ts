@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { MOCK_KEY, MOCK_MODEL } from '../../mock-model/index.js';
 import { freePort } from '../../net/listen.js';
-import type { PeerSpec } from '../../suite/index.js';
+import type { PeerSpec } from '../family.js';
 
 /** hermes-agent's config: the mock model as its custom provider; `context_length` given, so it fetches no model metadata. */
 const hermesConfig = (modelBaseUrl: string) => ({

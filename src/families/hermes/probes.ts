@@ -1,6 +1,6 @@
 import { unsupported as no, supported as ok, type SuiteObservation } from '../../manifest/observation.js';
-import { ServerResponseError } from '../../suite/errors.js';
-import type { StreamEvent, StreamReader } from '../../suite/stream-reader.js';
+import { ServerResponseError } from '../kit/errors.js';
+import type { StreamEvent, StreamReader } from '../kit/stream-reader.js';
 import type { HermesClient } from './client.js';
 
 export const HERMES_PROBE_NAMES = [

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { StreamEvent, StreamReader } from '../../suite/stream-reader.js';
+import type { StreamEvent, StreamReader } from '../kit/stream-reader.js';
 import { agentBundle, benchAgentConfig, bundleUpload } from './agent-bundle.js';
 import { ProvisioningError, ServerResponseError } from './errors.js';
 import type { HarnessProfile } from './harnesses.js';

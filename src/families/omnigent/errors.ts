@@ -1,6 +1,6 @@
-import { InfrastructureError } from '../../suite/errors.js';
+import { InfrastructureError } from '../kit/errors.js';
 
-export { ServerResponseError } from '../../suite/errors.js';
+export { ServerResponseError } from '../kit/errors.js';
 
 /** The server could not be brought to the point where a probe can run. */
 export class ProvisioningError extends InfrastructureError {

@@ -5,9 +5,10 @@ import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
 import { UsageError } from '../../errors.js';
 import { isAlive } from '../../fs/process-alive.js';
-import { codexConfigFor, MOCK_KEY, MOCK_MODEL } from '../../mock-model/index.js';
+import { MOCK_KEY, MOCK_MODEL } from '../../mock-model/index.js';
 import { freePort } from '../../net/listen.js';
-import type { PeerLaunch, PeerSpec } from '../../suite/index.js';
+import type { PeerLaunch, PeerSpec } from '../family.js';
+import { codexConfigFor } from '../shared/codex-config.js';
 import { INTERNAL_ORIGIN } from './session-client.js';
 
 /** The runner id a tunnel binding token authorises, as the server derives it (`token_bound_runner_id`). */

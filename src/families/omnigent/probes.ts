@@ -1,5 +1,5 @@
 import type { Verdict } from '../../manifest/verdict.js';
-import type { StreamReader } from '../../suite/stream-reader.js';
+import type { StreamReader } from '../kit/stream-reader.js';
 import type { SessionDriver } from './driver.js';
 import type { HarnessProfile } from './harnesses.js';
 import type { TurnResult } from './turn-result.js';

@@ -1,5 +1,5 @@
-import type { FetchLike } from '../../suite/json-client.js';
-import { StreamReader } from '../../suite/stream-reader.js';
+import type { FetchLike } from '../kit/json-client.js';
+import { StreamReader } from '../kit/stream-reader.js';
 import { ServerResponseError } from './errors.js';
 
 /** The origin header the bench sends on every request (the server's internal sentinel). */

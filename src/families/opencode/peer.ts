@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MOCK_KEY, MOCK_MODEL } from '../../mock-model/index.js';
 import { freePort } from '../../net/listen.js';
-import type { PeerSpec } from '../../suite/index.js';
+import type { PeerSpec } from '../family.js';
 
 /** opencode's config (§6): the mock provider through the bundled openai-compatible SDK, and bash asks first. */
 function opencodeConfig(modelBaseUrl: string) {

@@ -1,7 +1,7 @@
 import { unsupported as no, supported as ok, type SuiteObservation } from '../../manifest/observation.js';
-import { ServerResponseError } from '../../suite/errors.js';
-import type { JsonClient } from '../../suite/json-client.js';
-import type { StreamEvent, StreamReader } from '../../suite/stream-reader.js';
+import { ServerResponseError } from '../kit/errors.js';
+import type { JsonClient } from '../kit/json-client.js';
+import type { StreamEvent, StreamReader } from '../kit/stream-reader.js';
 
 export const OPENCODE_PROBE_NAMES = ['text_turn', 'tool_approved', 'tool_rejected', 'abort', 'two_sessions', 'abort_text'] as const;
 export type OpenCodeProbeName = (typeof OPENCODE_PROBE_NAMES)[number];

@@ -3,10 +3,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { loadCassette } from '../../../src/cassette/index.js';
 import { verifyCassette } from '../../../src/contracts/index.js';
-import { CODEX_PROBE_NAMES, CodexClient, codexSuite, methodOf, RpcCallError, replayCodexProbe } from '../../../src/families/codex/index.js';
+import {
+  CODEX_PROBE_NAMES,
+  CodexClient,
+  codexFamily,
+  methodOf,
+  RpcCallError,
+  replayCodexProbe,
+} from '../../../src/families/codex/index.js';
 import { type CodexSimulator, startCodexSimulator } from '../../../src/families/codex/simulator/index.js';
 import { loadManifest } from '../../../src/manifest/index.js';
-import { recordSuite } from '../../../src/suite/index.js';
+import { recordFamily } from '../../../src/probing/index.js';
 import { folderWithoutTiming, tempDir } from '../omnigent/helpers.js';
 
 const COMMITTED = join(import.meta.dirname, '..', '..', '..', 'cassettes', 'codex-app-server');
@@ -19,7 +26,7 @@ afterEach(async () => {
 describe('bench record --target codex', () => {
   it('records every probe over WebSocket as SUPPORTED, exactly as committed (seed 1), and the cassettes verify clean', async () => {
     const outDir = await tempDir('codex');
-    const manifest = await recordSuite(codexSuite, { outDir });
+    const manifest = await recordFamily(codexFamily, { outDir });
     expect(Object.fromEntries(manifest.probes.map((p) => [p.probe, p.verdict]))).toEqual(
       Object.fromEntries(CODEX_PROBE_NAMES.map((n) => [n, 'SUPPORTED'])),
     );

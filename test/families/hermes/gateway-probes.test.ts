@@ -2,10 +2,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type Cassette, loadCassette } from '../../../src/cassette/index.js';
 import { verifyCassette } from '../../../src/contracts/index.js';
-import { HERMES_PROBE_NAMES, hermesSuite } from '../../../src/families/hermes/index.js';
+import { HERMES_PROBE_NAMES, hermesFamily } from '../../../src/families/hermes/index.js';
+import { cassetteFetch, REPLAY_ORIGIN } from '../../../src/families/kit/index.js';
 import { counterexampleReplayOptions } from '../../../src/fuzz/index.js';
 import { loadManifest } from '../../../src/manifest/index.js';
-import { cassetteFetch, REPLAY_ORIGIN, recordSuite } from '../../../src/suite/index.js';
+import { recordFamily } from '../../../src/probing/index.js';
 import { folderWithoutTiming, tempDir } from '../omnigent/helpers.js';
 
 const CASSETTES = join(import.meta.dirname, '..', '..', '..', 'cassettes');
@@ -19,7 +20,7 @@ const bodyOf = (c: Cassette, seq: number) => {
 describe('bench record --target hermes', () => {
   it('records every gateway probe from the simulator as SUPPORTED, exactly as committed (seed 1), and the cassettes verify clean', async () => {
     const outDir = await tempDir('gateway');
-    const manifest = await recordSuite(hermesSuite, { outDir });
+    const manifest = await recordFamily(hermesFamily, { outDir });
     expect(Object.fromEntries(manifest.probes.map((p) => [p.probe, p.verdict]))).toEqual(
       Object.fromEntries(HERMES_PROBE_NAMES.map((n) => [n, 'SUPPORTED'])),
     );
@@ -72,7 +73,7 @@ describe('bench record --target hermes', () => {
     expect(events.some((e) => e.event === 'assistant.delta')).toBe(false);
     expect(verifyCassette(cassette, 'regression').rules.flatMap((r) => r.violations)).toEqual([]);
     const fetch = cassetteFetch([{ name: 'regression', cassette }], counterexampleReplayOptions(cassette));
-    const out = await hermesSuite.replay({ harness: 'hermes', probe: 'cancel_cross_transport', file: '' }, { fetch });
+    const out = await hermesFamily.replay({ harness: 'hermes', probe: 'cancel_cross_transport', file: '' }, { fetch });
     expect(out.replayed).toBe('SUPPORTED');
   });
 });

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { type Cassette, type Interaction, loadCassette } from '../../../src/cassette/index.js';
+import { cassetteFetch, REPLAY_ORIGIN } from '../../../src/families/kit/index.js';
 import { SseParser } from '../../../src/sse/index.js';
-import { cassetteFetch, REPLAY_ORIGIN } from '../../../src/suite/index.js';
 
 const HERMES = join(import.meta.dirname, '..', '..', '..', 'cassettes', 'hermes');
 

@@ -2,9 +2,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeBody, loadCassette } from '../../../src/cassette/index.js';
 import { compareProfiles, DEFAULT_DRIFT_CONFIG, profileFolder } from '../../../src/drift/index.js';
+import { cassetteFetch, REPLAY_ORIGIN } from '../../../src/families/kit/index.js';
 import { findHarness } from '../../../src/families/omnigent/harnesses.js';
-import { omnigentSuite, PROBES, REPLAY_TIMINGS, SessionDriver } from '../../../src/families/omnigent/index.js';
-import { cassetteFetch, REPLAY_ORIGIN, recordSuite } from '../../../src/suite/index.js';
+import { omnigentFamily, PROBES, REPLAY_TIMINGS, SessionDriver } from '../../../src/families/omnigent/index.js';
+import { recordFamily } from '../../../src/probing/index.js';
 import { tempDir } from './helpers.js';
 
 // The real full server (0.19.1) publishes an elicitation before its runner parks on it, and the runner drops a
@@ -12,7 +13,7 @@ import { tempDir } from './helpers.js';
 describe('an approval the server lost', () => {
   it('is sent again once the turn shows no progress, and the recording replays with both', async () => {
     const outDir = await tempDir('approval-lost');
-    const manifest = await recordSuite(omnigentSuite, {
+    const manifest = await recordFamily(omnigentFamily, {
       variant: 'claude-native',
       outDir,
       probes: ['policy_ask'],
@@ -41,7 +42,7 @@ describe('an approval the server lost', () => {
   it('is no drift against a real server: the retry only adds an echo to the row of echoes', async () => {
     const record = async (parkAfterAskMs: number) => {
       const outDir = await tempDir('approval-drift');
-      await recordSuite(omnigentSuite, {
+      await recordFamily(omnigentFamily, {
         variant: 'claude-native',
         outDir,
         probes: ['policy_ask'],
@@ -50,7 +51,7 @@ describe('an approval the server lost', () => {
       return profileFolder(join(outDir, 'claude-native'), DEFAULT_DRIFT_CONFIG);
     };
     const [taken, retried] = [await record(0), await record(400)];
-    const realServer = omnigentSuite.driftNoise?.('openai-agents', { fromSimulator: false });
+    const realServer = omnigentFamily.drift?.noise?.('openai-agents', { fromSimulator: false });
     expect(compareProfiles('claude-native', taken, retried, realServer)).toEqual([]);
     // Without that allowance the extra echo is a finding: the comparison above could fail.
     const strict = compareProfiles('claude-native', taken, retried, {

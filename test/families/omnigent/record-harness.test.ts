@@ -1,17 +1,17 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCassette } from '../../../src/cassette/index.js';
-import { omnigentSuite } from '../../../src/families/omnigent/index.js';
+import { omnigentFamily } from '../../../src/families/omnigent/index.js';
 import { loadManifest } from '../../../src/manifest/index.js';
-import { type RecordSuiteOptions, recordSuite } from '../../../src/suite/index.js';
+import { type RecordFamilyOptions, recordFamily } from '../../../src/probing/index.js';
 import { folderWithoutTiming, streamOf, tempDir } from './helpers.js';
 
-type Extra = Omit<Partial<RecordSuiteOptions>, 'simulator'> & { simulator?: Record<string, unknown> };
+type Extra = Omit<Partial<RecordFamilyOptions>, 'simulator'> & { simulator?: Record<string, unknown> };
 
 const verdicts = async (harness: string, { simulator, ...extra }: Extra = {}) => {
   const outDir = await tempDir('record');
   const { seed, ...behaviour } = simulator ?? {};
-  const manifest = await recordSuite(omnigentSuite, {
+  const manifest = await recordFamily(omnigentFamily, {
     variant: harness,
     outDir,
     ...extra,

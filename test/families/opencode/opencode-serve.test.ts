@@ -2,11 +2,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../../src/cassette/index.js';
 import { verifyCassette } from '../../../src/contracts/index.js';
-import { OPENCODE_PROBE_NAMES, opencodeSuite } from '../../../src/families/opencode/index.js';
+import { cassetteFetch } from '../../../src/families/kit/index.js';
+import { OPENCODE_PROBE_NAMES, opencodeFamily } from '../../../src/families/opencode/index.js';
 import { type OpenCodeSimulator, startOpenCodeSimulator } from '../../../src/families/opencode/simulator/index.js';
 import { counterexampleReplayOptions } from '../../../src/fuzz/index.js';
 import { loadManifest } from '../../../src/manifest/index.js';
-import { cassetteFetch, recordSuite } from '../../../src/suite/index.js';
+import { recordFamily } from '../../../src/probing/index.js';
 import { folderWithoutTiming, tempDir } from '../omnigent/helpers.js';
 
 const COMMITTED = join(import.meta.dirname, '..', '..', '..', 'cassettes', 'opencode-serve');
@@ -26,7 +27,7 @@ async function eventTypes(probe: string, folder = 'opencode-serve'): Promise<str
 describe('bench record --target opencode', () => {
   it('records every probe as SUPPORTED, exactly as committed (seed 1), and the cassettes verify clean', async () => {
     const outDir = await tempDir('opencode');
-    const manifest = await recordSuite(opencodeSuite, { outDir });
+    const manifest = await recordFamily(opencodeFamily, { outDir });
     expect(Object.fromEntries(manifest.probes.map((p) => [p.probe, p.verdict]))).toEqual(
       Object.fromEntries(OPENCODE_PROBE_NAMES.map((n) => [n, 'SUPPORTED'])),
     );
@@ -53,7 +54,7 @@ describe('bench record --target opencode', () => {
         'session.idle',
       ]);
       const cassette = await loadCassette(join(COMMITTED, '..', folder, 'abort.yaml'));
-      const out = await opencodeSuite.replay(
+      const out = await opencodeFamily.replay(
         { harness: 'opencode-serve', probe: 'abort', file: '' },
         { fetch: cassetteFetch([{ name: 'abort', cassette }]) },
       );
@@ -116,7 +117,7 @@ describe('fuzz regressions', () => {
     );
     expect(verifyCassette(cassette, 'regression').rules.flatMap((r) => r.violations)).toEqual([]);
     const fetch = cassetteFetch([{ name: 'regression', cassette }], counterexampleReplayOptions(cassette));
-    const out = await opencodeSuite.replay({ harness: 'opencode-serve-real', probe: 'abort_text', file }, { fetch });
+    const out = await opencodeFamily.replay({ harness: 'opencode-serve-real', probe: 'abort_text', file }, { fetch });
     expect(out.replayed).toBe('SUPPORTED');
   });
 });

@@ -1,1 +1,0 @@
-export { type PeerServer, PeerStartError, processesUnder, type StartPeerOptions, startPeer } from './start-peer.js';

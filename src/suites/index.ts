@@ -1,3 +1,0 @@
-export { peerSpecFor, type RecordTargetOptions, recordTarget } from './record.js';
-export { SUITES, suiteForTarget, suiteOfManifest, TARGETS } from './registry.js';
-export { type RecordedProbe, type ReplayCheckRow, recordedProbes, replayCheck } from './replay-check.js';
