@@ -7,28 +7,34 @@ const CONFIG_NAME = 'tapedeck.config.json';
 /** The sections a config file may have; any other key is a typo that would silently leave the defaults in force. */
 export const CONFIG_SECTIONS = ['redact', 'drift', 'match'] as const;
 
-/**
- * The config file a command uses: `file` when given, else the nearest
- * `tapedeck.config.json` from the working folder up to the repository root
- * (the folder holding `.git`), so a command run in a subfolder still finds it.
- */
-export async function findConfigFile(file?: string, from = process.cwd()): Promise<string | undefined> {
-  if (file) return file;
+/** The nearest of `names` from `from` up to the repository root (the folder holding `.git`). */
+export async function findNearest(names: readonly string[], from: string): Promise<string | undefined> {
   for (let dir = resolve(from); ; dir = dirname(dir)) {
-    const candidate = join(dir, CONFIG_NAME);
-    if (
-      await stat(candidate).then(
-        (s) => s.isFile(),
-        () => false,
+    for (const name of names) {
+      const candidate = join(dir, name);
+      if (
+        await stat(candidate).then(
+          (s) => s.isFile(),
+          () => false,
+        )
       )
-    )
-      return candidate;
+        return candidate;
+    }
     const atRoot = await stat(join(dir, '.git')).then(
       () => true,
       () => false,
     );
     if (atRoot || dirname(dir) === dir) return undefined;
   }
+}
+
+/**
+ * The config file a command uses: `file` when given, else the nearest
+ * `tapedeck.config.json` from the working folder up to the repository root
+ * (the folder holding `.git`), so a command run in a subfolder still finds it.
+ */
+export async function findConfigFile(file?: string, from = process.cwd()): Promise<string | undefined> {
+  return file ?? findNearest([CONFIG_NAME], from);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { TapedeckError } from '../errors.js';
+import { loadUserFamilies } from '../families/index.js';
 import { TAPEDECK_VERSION } from '../version.js';
 import { EXIT, printError, setVerbose } from './run-command.js';
 
@@ -67,8 +68,11 @@ export async function main(argv: string[]): Promise<void> {
     if (err.code !== 'EPIPE') throw err;
     process.exit(process.exitCode ?? EXIT.ok);
   });
-  const program = await buildProgram(commandsFor(argv.slice(2)));
+  const names = commandsFor(argv.slice(2));
   try {
+    // A project's own families (tapedeck.config.*) are in the registry before any help or command reads it.
+    if (names.length > 0) await loadUserFamilies();
+    const program = await buildProgram(names);
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {

@@ -200,6 +200,27 @@ export function defineFamily<P extends FamilyProbe>(family: Family<P>): Family {
   return family as unknown as Family;
 }
 
+const FUNCTIONS = ['plan', 'replay'] as const;
+const STRINGS = ['id', 'suite', 'summary', 'folder'] as const;
+
+/**
+ * A value that claims to be a family (a config's `families` entry), checked
+ * for what the registry relies on; `where` names the file in the message.
+ */
+export function checkFamily(value: unknown, where: string): Family {
+  const family = value as Record<string, unknown> | null;
+  const name = typeof family?.id === 'string' ? `family ${family.id}` : 'a family';
+  if (typeof family !== 'object' || family === null)
+    throw new FamilyDefinitionError(`${where}: families[] holds ${String(value)}; give defineFamily({...}) objects`);
+  for (const key of STRINGS)
+    if (typeof family[key] !== 'string') throw new FamilyDefinitionError(`${where}: ${name} has no ${key} (a string); see defineFamily`);
+  for (const key of FUNCTIONS)
+    if (typeof family[key] !== 'function') throw new FamilyDefinitionError(`${where}: ${name} has no ${key}() function; see defineFamily`);
+  if (!Array.isArray(family.packs) || !Array.isArray(family.probes))
+    throw new FamilyDefinitionError(`${where}: ${name} needs packs and probes lists; see defineFamily`);
+  return defineFamily(family as unknown as Family);
+}
+
 /** A family that cannot be used as written: the message names the field and the fix. */
 export class FamilyDefinitionError extends TapedeckError {
   constructor(message: string) {

@@ -1,10 +1,11 @@
 // The registry: the built-in families, one line each, and the families a user's tapedeck.config.* adds.
+import { loadConfigModule } from '../config-module.js';
 import { registerPacks } from '../contracts/index.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_SUITE, type Manifest } from '../manifest/index.js';
 import type { MockRule } from '../mock-model/index.js';
 import { codexFamily } from './codex/index.js';
-import type { Family } from './family.js';
+import { checkFamily, type Family } from './family.js';
 import { hermesFamily } from './hermes/index.js';
 import { omnigentFamily } from './omnigent/index.js';
 import { opencodeFamily } from './opencode/index.js';
@@ -31,6 +32,17 @@ export function registerFamilies(families: readonly Family[]): void {
   }
 }
 registerFamilies(BUILT_IN_FAMILIES);
+
+/**
+ * Registers the families of the nearest `tapedeck.config.{ts,mts,js,mjs}` (or `file`), each checked;
+ * returns the config's path, or undefined when there is none.
+ */
+export async function loadUserFamilies(file?: string): Promise<string | undefined> {
+  const config = await loadConfigModule(file);
+  if (!config) return undefined;
+  registerFamilies(config.families.map((f) => checkFamily(f, config.path)));
+  return config.path;
+}
 
 /** Every registered family, built-in ones first. */
 export function families(): readonly Family[] {
@@ -69,6 +81,7 @@ export function mockModelRules(): MockRule[] {
 }
 
 export {
+  checkFamily,
   type Declaration,
   type DriftNoise,
   defineFamily,

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { type Cassette, writeCassetteAtomic } from '../cassette/index.js';
 import type { Pack } from '../contracts/index.js';
-import { cassetteFetch, type FetchLike } from '../families/kit/index.js';
+import type { FetchLike } from '../families/kit/index.js';
+import { cassetteFetch } from '../probing/index.js';
 import type { NamedCassette, ReplayOptions } from '../replayer/index.js';
 import { variationArbitrary } from './arbitraries.js';
 import { FuzzError } from './errors.js';

@@ -1,14 +1,16 @@
 // A leaf: every family and every orchestrator imports it, so it imports none of them.
 import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
 import { z } from 'zod';
 import { writeCanonicalYaml } from '../cassette/canonical-yaml.js';
 import { writeFileAtomic } from '../cassette/index.js';
 import { TapedeckError } from '../errors.js';
+import { loadOnUse } from '../fs/load-on-use.js';
 import { verdictSchema } from './verdict.js';
 
 /** Suite and probe ids: plain names, so this module needs no family to say which exist. */
 const ID = /^[a-z0-9][a-z0-9_-]*$/;
+/** Read only when a manifest is: every command that reads the registry imports this module. */
+const yaml = loadOnUse<typeof import('yaml')>('yaml');
 
 /** The suite a manifest without `suite` belongs to: the omnigent native-tui bench, which came first. */
 export const DEFAULT_SUITE = 'native-tui';
@@ -32,7 +34,7 @@ export const probeResultSchema = z.strictObject({
 export const manifestSchema = z.strictObject({
   version: z.literal(1),
   /** Which suite recorded it (the registry's id; absent means the omnigent native-tui bench). */
-  suite: z.string().regex(ID, { error: 'must be a suite id like hermes-gateway' }).optional(),
+  suite: z.string().regex(ID, { error: 'must be a suite id like my-server (lower case, digits, dashes)' }).optional(),
   harness: z.string(),
   target: z.string(),
   recordedAt: z.string(),
@@ -54,7 +56,7 @@ export async function writeManifest(file: string, manifest: Manifest): Promise<v
 export async function loadManifest(file: string): Promise<Manifest> {
   let raw: unknown;
   try {
-    raw = parse(await readFile(file, 'utf8'));
+    raw = yaml().parse(await readFile(file, 'utf8'));
   } catch (cause) {
     throw new TapedeckError('manifest_unreadable', `${file}: cannot be read as YAML: ${(cause as Error).message}`, { cause });
   }

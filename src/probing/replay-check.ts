@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { loadCassette } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 import { familyOfManifest } from '../families/index.js';
-import { cassetteFetch, type ReplayDoor } from '../families/kit/index.js';
+import type { ReplayDoor } from '../families/kit/index.js';
 import { pickShard, type Shard } from '../fs/shard.js';
 import { loadManifest, type ProbeResult, type Verdict } from '../manifest/index.js';
 import type { ReplayOptions } from '../replayer/index.js';
+import { cassetteFetch } from './replay-door.js';
 
 export interface ReplayCheckRow {
   harness: string;

@@ -76,6 +76,17 @@ describe('the check fails when the code breaks the layering', () => {
     ]);
   });
 
+  it('only the registry imports a family folder, and a family imports nothing above the kit', async () => {
+    const orchestration = await srcWith('probing/replay-check.ts', (t) => `import '../families/codex/index.js';\n${t}`);
+    expect(await architectureViolations(orchestration, await rules())).toContain(
+      'probing/replay-check.ts imports families/codex/index.ts: probing may not import families/codex',
+    );
+    const upwards = await srcWith('families/opencode/probes.ts', (t) => `import '../../probing/index.js';\n${t}`);
+    expect(await architectureViolations(upwards, await rules())).toContain(
+      'families/opencode/probes.ts imports probing/index.ts: families/opencode may not import probing',
+    );
+  });
+
   it('a cycle, even between modules each allowed to import the other, and a module nobody listed', async () => {
     const table = new Map([
       ...(await rules()),

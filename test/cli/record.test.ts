@@ -114,7 +114,10 @@ describe('bench record', () => {
       [['--target', 'hermes', '--server', 'http://127.0.0.1:9'], '--server needs --api-key'],
       [['--target', 'hermes', '--probes', 'basic_turn'], 'unknown hermes probe "basic_turn"'],
       [['--target', 'hermes', '--folder', '../elsewhere'], '--folder "../elsewhere": give a plain folder name'],
-      [['--harness', 'kiro-native', '--folder', 'k2'], '--folder is for suites without variants'],
+      [
+        ['--harness', 'kiro-native', '--folder', 'k2'],
+        '--folder is for targets without variants; --target omnigent records into its --harness folder',
+      ],
     ] as const) {
       const bad = await runBench(['record', ...args, '--out', out], { env: { HERMES_API_KEY: '' } });
       expect(bad.code).toBe(2);

@@ -33,7 +33,7 @@ describe('bench verify', () => {
     const p = await runBench(['verify', '--pack', 'nope']);
     expect(p.code).toBe(2);
     expect(p.stderr).toBe(
-      'bench: unknown pack "nope"; built-in packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, hermes/responses, openai/chat-completions, codex/app-server, opencode/events\n',
+      'bench: unknown pack "nope"; known packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, hermes/responses, openai/chat-completions, codex/app-server, opencode/events\n',
     );
     const f = await runBench(['verify', '--format', 'xml']);
     expect(f.code).toBe(2);

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Cassette, type Interaction, loadCassette } from '../../src/cassette/index.js';
-import { cassetteFetch, type FetchLike, REPLAY_ORIGIN } from '../../src/families/kit/index.js';
+import { type FetchLike, REPLAY_ORIGIN } from '../../src/families/kit/index.js';
 import { counterexampleReplayOptions, exploreCassette, type FuzzCase, FuzzError, fuzzCassette } from '../../src/fuzz/index.js';
+import { cassetteFetch } from '../../src/probing/index.js';
 import { SseParser } from '../../src/sse/index.js';
 
 const DENY = join(import.meta.dirname, '..', '..', 'cassettes', 'kiro-native', 'policy_deny.yaml');

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { familyById, type PeerSpec } from '../../src/families/index.js';
-import { startMockModel } from '../../src/mock-model/index.js';
-import { startPeer } from '../../src/probing/index.js';
+
+import { startFamilyMockModel, startPeer } from '../../src/probing/index.js';
 import { type LongRunning, startBench } from '../helpers/cli.js';
 
 /**
@@ -95,7 +95,7 @@ describe.each([
       closers.push(() => stop(sim));
       target = sim.url.replace(/^ws:/, 'http:');
     } else {
-      const model = await startMockModel();
+      const model = await startFamilyMockModel();
       const peer = await startPeer('codex', familyById('codex').peer as PeerSpec, { binary: CODEX, modelBaseUrl: model.baseUrl });
       closers.push(
         () => peer.close(),

@@ -7,8 +7,8 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCassette } from '../../src/cassette/index.js';
 import { familyById, type PeerSpec } from '../../src/families/index.js';
-import { type MockModel, startMockModel } from '../../src/mock-model/index.js';
-import { type PeerServer, startPeer } from '../../src/probing/index.js';
+import type { MockModel } from '../../src/mock-model/index.js';
+import { type PeerServer, startFamilyMockModel, startPeer } from '../../src/probing/index.js';
 import { benchProxyUnderWrapper, benchReplayOf, runBench } from '../helpers/cli.js';
 
 /**
@@ -76,7 +76,7 @@ describe.each(FAMILIES)("omnigent's own $name transport", (family) => {
   const cleanups: (() => Promise<unknown>)[] = [];
 
   beforeAll(async () => {
-    model = await startMockModel();
+    model = await startFamilyMockModel();
     peer = await startPeer(family.name, family.spec, { binary: family.binary, modelBaseUrl: model.baseUrl });
     workspace = join(root, family.name);
     await mkdir(workspace, { recursive: true });

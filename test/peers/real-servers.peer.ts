@@ -13,8 +13,8 @@ import { DEFAULT_DRIFT_CONFIG, runDrift } from '../../src/drift/index.js';
 import { loadCodexProtocol } from '../../src/families/codex/index.js';
 import { familyById, type PeerSpec } from '../../src/families/index.js';
 import { findHarness, type HarnessProfile, LIVE_TIMINGS, SessionDriver } from '../../src/families/omnigent/index.js';
-import { startMockModel } from '../../src/mock-model/index.js';
-import { processesUnder, recordTarget, replayCheck, startPeer } from '../../src/probing/index.js';
+
+import { processesUnder, recordTarget, replayCheck, startFamilyMockModel, startPeer } from '../../src/probing/index.js';
 import { benchUnderWrapper, startBench } from '../helpers/cli.js';
 
 type PeerKind = 'opencode' | 'codex';
@@ -267,7 +267,7 @@ describe('the real omnigent full server (server + bare runner, openai-agents in 
   });
 
   it("the maintainers' omnigent_client SDK sees the same turn live through bench proxy and against bench replay of it", async () => {
-    const model = await startMockModel();
+    const model = await startFamilyMockModel();
     const peer = await startPeer('omnigent', suite.peer as PeerSpec, { binary: OMNIGENT, modelBaseUrl: model.baseUrl });
     const python = join(dirname(OMNIGENT), 'python');
     const flow = join(HERE, 'clients', 'omnigent_client_flow.py');
@@ -363,7 +363,7 @@ describe('the real hermes-agent 0.19.0 gateway (its API server, against the mock
   });
 
   it('hermes-agent-api-client, a typed client nobody here wrote, sees the same two turns live through bench proxy and against bench replay', async () => {
-    const model = await startMockModel();
+    const model = await startFamilyMockModel();
     const peer = await startPeer('hermes', familyById('hermes').peer as PeerSpec, { binary: HERMES, modelBaseUrl: model.baseUrl });
     const flow = join(HERE, 'clients', 'hermes_client_flow.py');
     const cassette = join(out, 'hermes-client.yaml');

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyCassette } from '../../src/contracts/index.js';
-import { cassetteFetch, REPLAY_ORIGIN } from '../../src/families/kit/index.js';
+import { REPLAY_ORIGIN } from '../../src/families/kit/index.js';
+import { cassetteFetch } from '../../src/probing/index.js';
 import { startRecordingProxy } from '../../src/recorder/index.js';
 import '../../src/vitest/index.js';
 import { type HermesSimulator, startHermesSimulator } from '../../src/families/hermes/simulator/index.js';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type MockModel, startMockModel } from '../../src/mock-model/index.js';
+import type { MockModel } from '../../src/mock-model/index.js';
+import { startFamilyMockModel as startMockModel } from '../../src/probing/index.js';
 
 let model: MockModel | undefined;
 afterEach(async () => {

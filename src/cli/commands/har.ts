@@ -37,7 +37,7 @@ Examples:
     .requiredOption('-o, --out <file>', 'the HAR file to write')
     .addHelpText(
       'after',
-      "\nWhat HAR has no field for (seqs, each event's time and the request that released it, stream ends, failures) is kept under _tapedeck on each entry, so bench har import gives the cassette back.\n\nExample:\n  $ bench har export cassettes/codex-app-server/text_turn.yaml -o text_turn.har",
+      "\nWhat HAR has no field for (seqs, each event's time and the request that released it, stream ends, failures) is kept under _tapedeck on each entry, so bench har import gives the cassette back.\n\nExample:\n  $ bench har export cassettes/kiro-native/basic_turn.yaml -o basic_turn.har",
     )
     .action((file: string, flags: { out: string }) =>
       runCommand(async () => {

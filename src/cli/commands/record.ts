@@ -119,7 +119,7 @@ export function registerRecord(program: Command): void {
         const suite = familyById(flags.target);
         if (flags.folder !== undefined && suite.variants)
           throw new UsageError(
-            `--folder is for targets without variants; a ${suite.id} recording goes in its --${suite.variants.flag} folder`,
+            `--folder is for targets without variants; --target ${suite.id} records into its --${suite.variants.flag} folder`,
           );
         const manifest = await recordTarget(suite, {
           server: flags.server,

@@ -71,7 +71,7 @@ exit it lists recorded interactions no client asked for.
 
 Example:
   $ bench replay --cassette cassettes/kiro-native --port 8080 --timing realtime
-  $ bench replay cassettes/codex-app-server cassettes/opencode-serve --on-miss 500`,
+  $ bench replay cassettes/kiro-native cassettes/claude-native --on-miss 500`,
     )
     .action((positional: string[], flags: ReplayFlags) =>
       runCommand(async () => {

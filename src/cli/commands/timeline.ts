@@ -46,7 +46,7 @@ the same in text.
 
 Examples:
   $ bench timeline cassettes/kiro-native/streaming.yaml -o streaming.html
-  $ bench timeline cassettes/codex-app-server --verify -o codex.html
+  $ bench timeline cassettes/claude-native --verify -o claude.html
   $ bench timeline recordings/kiro-native --drift cassettes/kiro-native -o drift.html`,
     )
     .action((paths: string[], flags: TimelineFlags) =>

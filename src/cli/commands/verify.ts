@@ -26,7 +26,7 @@ export function registerVerify(program: Command): void {
     .option('--allow-empty', 'exit 0 even when no rule applied to any cassette (by default that is exit 2: a check that cannot fail)')
     .addHelpText(
       'after',
-      '\nA cassette with no meta.packs (a plain bench proxy recording) is checked with the built-in packs its traffic fits (route and event types), named in the output; none fitting anywhere is exit 2 ("0 rules checked").\n\nExit codes: 0 clean, 1 violations, 2 bad input or nothing checked.\n\nA pack file is checked on load; a broken one is refused with file:line and the field. Its JSON Schema is cassettes/pack.schema.json (name it in the file\'s $schema for an editor\'s help).\n\nExamples:\n  $ bench verify\n  $ bench verify cassettes/claude-native --pack omnigent/native-tui --format junit > verify.xml\n  $ bench verify recordings --pack ./team-pack.yaml\n  $ bench verify --shard 2/3 --junit verify-2.xml',
+      '\nA cassette with no meta.packs (a plain bench proxy recording) is checked with the built-in packs its traffic fits (route and event types), named in the output; none fitting anywhere is exit 2 ("0 rules checked").\n\nExit codes: 0 clean, 1 violations, 2 bad input or nothing checked.\n\nA pack file is checked on load; a broken one is refused with file:line and the field. Its JSON Schema is cassettes/pack.schema.json (name it in the file\'s $schema for an editor\'s help).\n\nExamples:\n  $ bench verify\n  $ bench verify cassettes/claude-native --format junit > verify.xml\n  $ bench verify recordings --pack ./team-pack.yaml\n  $ bench verify --shard 2/3 --junit verify-2.xml',
     );
   addReportOptions(cmd, { shard: true }).action((paths: string[], flags: VerifyFlags) =>
     runCommand(async () => {

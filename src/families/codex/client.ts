@@ -1,4 +1,4 @@
-import { WebSocket } from 'undici';
+import type { WebSocket } from 'undici';
 import { InfrastructureError } from '../kit/errors.js';
 import { MessageLog } from '../kit/message-log.js';
 
@@ -13,6 +13,9 @@ export class RpcCallError extends Error {
     super(`${method} failed: ${error.message ?? 'error'} (${error.code ?? '?'})`);
   }
 }
+
+/** undici's WebSocket, loaded when a probe connects, not by every command that reads the registry. */
+const undiciWebSocket = async () => (await import('undici')).WebSocket;
 
 /**
  * A client for codex app-server over WebSocket: requests numbered 1, 2, ... per
@@ -48,8 +51,8 @@ export class CodexClient {
    * `WebSocketClass` defaults to undici's, which in-process interceptors (MSW) leave
    * alone; pass the global one to be served by MSW's `ws` handlers.
    */
-  static async connect(url: string, WebSocketClass: typeof WebSocket = WebSocket, clientName = 'tapedeck-bench'): Promise<CodexClient> {
-    const ws = new WebSocketClass(url);
+  static async connect(url: string, WebSocketClass?: typeof WebSocket, clientName = 'tapedeck-bench'): Promise<CodexClient> {
+    const ws = new (WebSocketClass ?? (await undiciWebSocket()))(url);
     ws.binaryType = 'arraybuffer';
     await new Promise<void>((resolve, reject) => {
       ws.addEventListener('open', () => resolve(), { once: true });

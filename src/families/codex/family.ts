@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { type Cassette, loadCassette } from '../../cassette/index.js';
 import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
-import { startReplayServer } from '../../replayer/index.js';
 import { defineFamily, simulatorBasics, TURN_MS, turnCeiling } from '../family.js';
 import { checkListening, findProbe, observeSafely, throughDoor } from '../kit/index.js';
 import { CodexClient } from './client.js';
@@ -12,7 +11,6 @@ import { CODEX_MOCK_RULES } from './mock-model.js';
 import { codexAppServer } from './packs.js';
 import { codexPeer } from './peer.js';
 import { CODEX_PROBES, type CodexProbe } from './probes.js';
-import { startCodexSimulator } from './simulator/index.js';
 
 export const CODEX_FOLDER = 'codex-app-server';
 export const CODEX_PACKS = [codexAppServer];
@@ -45,6 +43,8 @@ export async function observeCodexProbe(
 /** Replays a recorded codex probe through `bench replay`'s server (WebSocket sessions need a socket); misses are returned too. */
 export async function replayCodexProbe(name: string, cassette: Cassette, turnMs = TURN_MS.replay) {
   const probe = findProbe(CODEX_PROBES, name, 'codex');
+  // Loaded here: the replayer (msw, undici) is no cost of reading the registry.
+  const { startReplayServer } = await import('../../replayer/index.js');
   const server = await startReplayServer([{ name, cassette }]);
   try {
     const { observed, reason } = await observeCodexProbe(probe, server.url.replace(/^http/, 'ws'), turnMs);
@@ -86,7 +86,7 @@ codex binary run offline against tapedeck's mock model (into
   proxyTarget: (server) => server.replace(/^ws/, 'http'),
   simulator: {
     describe: (seed) => `embedded codex app-server simulator (seed ${seed})`,
-    start: (o) => startCodexSimulator(simulatorBasics(o)),
+    start: async (o) => (await import('./simulator/index.js')).startCodexSimulator(simulatorBasics(o)),
   },
   plan: (context, selected) => ({
     folder: CODEX_FOLDER,

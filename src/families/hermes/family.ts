@@ -9,7 +9,6 @@ import { hermesResponses, openaiChatCompletions, openaiResponses } from './opena
 import { hermesRuns, hermesSessionStream } from './packs.js';
 import { hermesPeer } from './peer.js';
 import { HERMES_PROBES, type HermesProbe } from './probes.js';
-import { startHermesSimulator } from './simulator/index.js';
 
 /** Packs for hermes cassettes; each applies only to the stream routes it describes. */
 export const HERMES_PACKS = [openaiChatCompletions, hermesResponses, hermesRuns, hermesSessionStream];
@@ -37,9 +36,10 @@ embedded Hermes gateway simulator, from --server with --api-key, or from
   checkServer: (url) => checkHealthRoute(url, { path: '/health', family: 'a Hermes gateway', example: 'http://127.0.0.1:8642' }),
   simulator: {
     describe: (seed) => `embedded hermes gateway simulator (seed ${seed})`,
-    start: (o) => {
+    start: async (o) => {
       if (o.apiKey !== undefined && o.apiKey.length < 16)
         throw new UsageError('--api-key must be at least 16 characters, as the real gateway requires');
+      const { startHermesSimulator } = await import('./simulator/index.js');
       return startHermesSimulator({ ...simulatorBasics(o), ...(o.apiKey ? { apiKey: o.apiKey } : {}) });
     },
   },

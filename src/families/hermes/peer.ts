@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { loadOnUse } from '../../fs/load-on-use.js';
 import { MOCK_KEY, MOCK_MODEL } from '../../mock-model/index.js';
 import { freePort } from '../../net/listen.js';
 import type { PeerSpec } from '../family.js';
+
+// YAML is written only when a peer starts: loaded then, not by every command that reads the registry.
+const yaml = loadOnUse<typeof import('yaml')>('yaml');
 
 /** hermes-agent's config: the mock model as its custom provider; `context_length` given, so it fetches no model metadata. */
 const hermesConfig = (modelBaseUrl: string) => ({
@@ -24,7 +27,7 @@ export const hermesPeer: PeerSpec = {
     const home = join(root, 'hermes');
     const tmp = join(root, 'tmp');
     for (const dir of [home, tmp]) await mkdir(dir, { recursive: true });
-    await writeFile(join(home, 'config.yaml'), stringify(hermesConfig(modelBaseUrl)));
+    await writeFile(join(home, 'config.yaml'), yaml().stringify(hermesConfig(modelBaseUrl)));
     const port = await freePort();
     const apiKey = randomBytes(24).toString('hex');
     const url = `http://127.0.0.1:${port}`;

@@ -1,5 +1,4 @@
-import { fetch as undiciFetch } from 'undici';
-import { cassetteDispatcher, type NamedCassette } from '../../replayer/index.js';
+import type { NamedCassette } from '../../replayer/index.js';
 import type { FetchLike } from './json-client.js';
 
 /** The base URL probes use against a replay; any origin works, nothing is dialled. */
@@ -16,12 +15,6 @@ export type ReplayDoor = {
   done?: () => Promise<void>;
   cassettes?: readonly NamedCassette[];
 };
-
-/** A fetch that answers from cassettes through tapedeck's undici dispatcher: no socket at all. */
-export function cassetteFetch(...args: Parameters<typeof cassetteDispatcher>): FetchLike {
-  const dispatcher = cassetteDispatcher(...args);
-  return (url, init) => undiciFetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
-}
 
 /** Runs `run` against the door, then stops the door whatever happened. */
 export async function throughDoor<T>(door: ReplayDoor, run: () => Promise<T>): Promise<T> {

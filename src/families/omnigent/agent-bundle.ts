@@ -1,7 +1,10 @@
 import { gzipSync } from 'node:zlib';
 import { Header } from 'tar';
-import { stringify } from 'yaml';
+import { loadOnUse } from '../../fs/load-on-use.js';
 import { MOCK_MODEL } from '../../mock-model/index.js';
+
+// YAML is written only when a peer starts: loaded then, not by every command that reads the registry.
+const yaml = loadOnUse<typeof import('yaml')>('yaml');
 
 /** The builtin the full-server tool and policy probes provoke: read-only, dispatched and gated by the server. */
 export const BENCH_TOOL = 'list_files';
@@ -28,7 +31,7 @@ function tarEntry(name: string, bytes: Buffer): Buffer {
 
 /** The agent bundle the server takes: a gzipped tar holding `config.yaml`, byte-for-byte deterministic. */
 export function agentBundle(config: Record<string, unknown>): Buffer {
-  const tar = Buffer.concat([tarEntry('config.yaml', Buffer.from(stringify(config))), Buffer.alloc(1024)]);
+  const tar = Buffer.concat([tarEntry('config.yaml', Buffer.from(yaml().stringify(config))), Buffer.alloc(1024)]);
   return gzipSync(tar, { level: 9 });
 }
 

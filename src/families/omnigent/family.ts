@@ -8,7 +8,7 @@ import { OMNIGENT_MOCK_RULES } from './mock-model.js';
 import { omnigentFullServer, omnigentNativeTui, omnigentStream } from './packs.js';
 import { omnigentNativePeer, omnigentPeer } from './peer.js';
 import { PROBES, type Probe } from './probes.js';
-import { type OmnigentSimulatorOptions, startOmnigentSimulator } from './simulator/index.js';
+import type { OmnigentSimulatorOptions } from './simulator/index.js';
 
 /** Driver timings against the embedded simulator: it never needs the live ceilings. */
 export const SIMULATOR_TIMINGS: DriverTimings = {
@@ -121,8 +121,8 @@ its environment. Its cassettes go to <out>/<harness>-real/.`,
     describe: (seed) => `embedded omnigent simulator (seed ${seed})`,
     mutations:
       'rename-event:FROM=TO, drop-field:TYPE.FIELD, retype-field:TYPE.FIELD, swap-events:A,B, add-event:TYPE, status:METHOD /route/{id}=CODE, no-sentinel, duplicate-event:TYPE, enum-value:TYPE:FIELD=FROM>TO, drop-field-when:TYPE:FIELD@KEY=VALUE, drop-event-in:TYPE@KIND, null-field:METHOD /route:FIELD, empty-body:METHOD /route, open-after-done, stall-turns',
-    start: (o) =>
-      startOmnigentSimulator({
+    start: async (o) =>
+      (await import('./simulator/index.js')).startOmnigentSimulator({
         ...(o.extra as OmnigentSimulatorOptions | undefined),
         ...simulatorBasics(o),
         ...(o.mutate ? { mutate: o.mutate } : {}),

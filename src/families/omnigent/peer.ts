@@ -2,14 +2,17 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { access, mkdir, readdir, rm, rmdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { stringify } from 'yaml';
 import { UsageError } from '../../errors.js';
+import { loadOnUse } from '../../fs/load-on-use.js';
 import { isAlive } from '../../fs/process-alive.js';
 import { MOCK_KEY, MOCK_MODEL } from '../../mock-model/index.js';
 import { freePort } from '../../net/listen.js';
 import type { PeerLaunch, PeerSpec } from '../family.js';
 import { codexConfigFor } from '../shared/codex-config.js';
 import { INTERNAL_ORIGIN } from './session-client.js';
+
+// YAML is written only when a peer starts: loaded then, not by every command that reads the registry.
+const yaml = loadOnUse<typeof import('yaml')>('yaml');
 
 /** The runner id a tunnel binding token authorises, as the server derives it (`token_bound_runner_id`). */
 export const runnerIdFor = (token: string) =>
@@ -139,7 +142,7 @@ async function findCodex(): Promise<string> {
 
 /** omnigent's `providers:` config: the mock model as the default provider of the openai family (native codex among its users). */
 const omnigentProviderConfig = (modelBaseUrl: string) =>
-  stringify({
+  yaml().stringify({
     providers: {
       mock: {
         kind: 'local',

@@ -8,7 +8,6 @@ import { runCommandRule } from '../shared/run-command-rule.js';
 import { opencodeEvents } from './packs.js';
 import { opencodePeer } from './peer.js';
 import { OPENCODE_PROBES, type OpenCodeProbe } from './probes.js';
-import { startOpenCodeSimulator } from './simulator/index.js';
 
 export const OPENCODE_FOLDER = 'opencode-serve';
 export const OPENCODE_PACKS = [opencodeEvents];
@@ -51,7 +50,7 @@ $OPENCODE_SERVER_PASSWORD for --server; --peer runs the real binary offline).`,
     }),
   simulator: {
     describe: (seed) => `embedded opencode serve simulator (seed ${seed})`,
-    start: (o) => startOpenCodeSimulator(simulatorBasics(o)),
+    start: async (o) => (await import('./simulator/index.js')).startOpenCodeSimulator(simulatorBasics(o)),
   },
   plan: (context, selected) => ({
     folder: OPENCODE_FOLDER,

@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { type Cassette, loadCassette } from '../../../src/cassette/index.js';
 import { verifyCassette } from '../../../src/contracts/index.js';
 import { HERMES_PROBE_NAMES, hermesFamily } from '../../../src/families/hermes/index.js';
-import { cassetteFetch, REPLAY_ORIGIN } from '../../../src/families/kit/index.js';
+import { REPLAY_ORIGIN } from '../../../src/families/kit/index.js';
 import { counterexampleReplayOptions } from '../../../src/fuzz/index.js';
 import { loadManifest } from '../../../src/manifest/index.js';
-import { recordFamily } from '../../../src/probing/index.js';
+import { cassetteFetch, recordFamily } from '../../../src/probing/index.js';
 import { folderWithoutTiming, tempDir } from '../omnigent/helpers.js';
 
 const CASSETTES = join(import.meta.dirname, '..', '..', '..', 'cassettes');

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { type Cassette, type Interaction, loadCassette } from '../../../src/cassette/index.js';
-import { cassetteFetch, REPLAY_ORIGIN } from '../../../src/families/kit/index.js';
+import { REPLAY_ORIGIN } from '../../../src/families/kit/index.js';
+import { cassetteFetch } from '../../../src/probing/index.js';
 import { SseParser } from '../../../src/sse/index.js';
 
 const HERMES = join(import.meta.dirname, '..', '..', '..', 'cassettes', 'hermes');

@@ -2,10 +2,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeBody, loadCassette } from '../../../src/cassette/index.js';
 import { compareProfiles, DEFAULT_DRIFT_CONFIG, profileFolder } from '../../../src/drift/index.js';
-import { cassetteFetch, REPLAY_ORIGIN } from '../../../src/families/kit/index.js';
+import { REPLAY_ORIGIN } from '../../../src/families/kit/index.js';
 import { findHarness } from '../../../src/families/omnigent/harnesses.js';
 import { omnigentFamily, PROBES, REPLAY_TIMINGS, SessionDriver } from '../../../src/families/omnigent/index.js';
-import { recordFamily } from '../../../src/probing/index.js';
+import { cassetteFetch, recordFamily } from '../../../src/probing/index.js';
 import { tempDir } from './helpers.js';
 
 // The real full server (0.19.1) publishes an elicitation before its runner parks on it, and the runner drops a

@@ -2,12 +2,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCassette } from '../../../src/cassette/index.js';
 import { verifyCassette } from '../../../src/contracts/index.js';
-import { cassetteFetch } from '../../../src/families/kit/index.js';
 import { OPENCODE_PROBE_NAMES, opencodeFamily } from '../../../src/families/opencode/index.js';
 import { type OpenCodeSimulator, startOpenCodeSimulator } from '../../../src/families/opencode/simulator/index.js';
 import { counterexampleReplayOptions } from '../../../src/fuzz/index.js';
 import { loadManifest } from '../../../src/manifest/index.js';
-import { recordFamily } from '../../../src/probing/index.js';
+import { cassetteFetch, recordFamily } from '../../../src/probing/index.js';
 import { folderWithoutTiming, tempDir } from '../omnigent/helpers.js';
 
 const COMMITTED = join(import.meta.dirname, '..', '..', '..', 'cassettes', 'opencode-serve');
