@@ -1,11 +1,12 @@
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runBench } from '../helpers/cli.js';
+import { userDocs } from '../helpers/docs.js';
 
 /**
- * Every `npx bench ...` line of the README's code blocks, run as written in a
+ * Every `npx bench ...` line of the code blocks of the README and the guides, run as written in a
  * folder holding a copy of the committed cassettes. Lines that need what a
  * reader brings (a live server, a vendor binary, their own recordings) or
  * show placeholders are set aside by a rule, and the rules are counted, so
@@ -17,14 +18,14 @@ const SET_ASIDE: [RegExp, string][] = [
   [/--server |--peer |--target http/, 'a live server or a vendor binary'],
   [/\[|\$\{\{|<|\\$/, 'a placeholder or a continued line'],
   [/recordings\/|\/tmp\/|session\.har/, "the reader's own files"],
+  [/echo-agent/, "the example server's family, run from its folder (test/examples/own-server.test.ts runs each command)"],
   [/^replay /, 'a server that runs until stopped (tested in test/cli/replay.test.ts)'],
   // Minutes of work: `npm run test:soak` runs these as written; npm test runs fuzz in test/cli/fuzz.test.ts at 15 variations.
   ...(process.env.TAPEDECK_SOAK ? [] : [[/^fuzz (?!.*--cassettes)/, 'long work (every probe), run by the soak'] as [RegExp, string]]),
 ];
 
 async function readmeCommands(): Promise<string[]> {
-  const text = await readFile(join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...text.matchAll(/^```[a-z]*\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
+  const blocks = (await userDocs()).flatMap(({ text }) => [...text.matchAll(/^```[a-z]*\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string));
   return blocks.flatMap((b) =>
     b
       .split('\n')

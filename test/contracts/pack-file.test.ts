@@ -204,9 +204,9 @@ describe('a broken pack file', () => {
   });
 });
 
-describe("the README's pack file", () => {
+describe("the verify guide's pack file", () => {
   it('loads as written and holds of two jobs side by side, but not of a job that goes on after it is done', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = (await readFile(new URL('../../docs/guide/verify.md', import.meta.url), 'utf8')) as string;
     const block = /```yaml\n(name: team\/jobs\n[\s\S]*?)```/.exec(readme)?.[1];
     expect(block).toBeDefined();
     const { pack } = await packDir(block as string);

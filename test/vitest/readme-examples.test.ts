@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { userDocs } from '../helpers/docs.js';
 import { startServer, type TestServer } from '../helpers/servers.js';
 
 /**
- * Every TypeScript block of the README, run as a user would: saved as a test
+ * Every TypeScript block of the README and the guides, run as a user would: saved as a test
  * file in a project of its own that installs tapedeck (a link to this
  * checkout, built), next to a copy of the committed cassettes, and run by a
  * real vitest process. A block that is only set-up code (no test of its own)
@@ -14,8 +15,9 @@ import { startServer, type TestServer } from '../helpers/servers.js';
  */
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
+// `ts` blocks run; a sketch that is not whole (a shape to fill in) is written as `typescript`.
 const blocks = async () =>
-  [...(await readFile(join(ROOT, 'README.md'), 'utf8')).matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
+  (await userDocs()).flatMap(({ text }) => [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string));
 
 let project: string;
 let greeting: TestServer;
