@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { RedactionConfig } from '../cassette/index.js';
-import { journalPath } from './journal.js';
+import { journalPath } from './journal/index.js';
 import { startRecordingProxy } from './recording-proxy.js';
 
 export interface RecordToFileOptions {

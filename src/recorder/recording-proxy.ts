@@ -33,7 +33,7 @@ import { BodyBuffer, storedBody } from './body-buffer.js';
 import { ContentDecoder } from './content-decoder.js';
 import { type Forwarding, forward } from './forward.js';
 import { endToEndHeaders, headerValue } from './headers.js';
-import { JournalWriter } from './journal.js';
+import { JournalWriter } from './journal/index.js';
 import { Later } from './later.js';
 import { SaveAhead } from './save-ahead.js';
 import { publicTarget, type TargetUrl } from './target.js';

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Body, ContentEncoding, Failure, Headers, Interaction, SseItem, StreamEnd, WsFrame } from '../cassette/index.js';
-import type { JournalEntry } from './journal.js';
+import type { JournalEntry } from './journal/index.js';
 
 /** How an exchange ended, as `Timeline.finish` records it. */
 export interface Outcome {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JournalWriter, readJournal } from '../../src/recorder/journal.js';
+import { JournalWriter, readJournal } from '../../src/recorder/journal/index.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

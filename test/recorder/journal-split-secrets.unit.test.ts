@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { JournalWriter, readJournal } from '../../src/recorder/journal.js';
+import { JournalWriter, readJournal } from '../../src/recorder/journal/index.js';
 import { cutInto, piecesOf, prose, spokenSecret } from '../helpers/spelt-secrets.js';
 
 let dir: string | undefined;

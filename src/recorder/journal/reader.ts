@@ -1,0 +1,99 @@
+import { readFile } from 'node:fs/promises';
+import { CASSETTE_VERSION, type Cassette, type CassetteMeta, type Interaction } from '../../cassette/index.js';
+import { JournalError, type JournalRecord } from './format.js';
+
+/** What a journal held, as a cassette; `interrupted` counts the exchanges the recorder never saw end. */
+export interface Recovered {
+  cassette: Cassette;
+  interrupted: number;
+}
+
+const INTERRUPTED = 'the recorder stopped before this exchange ended';
+
+/**
+ * Folds a journal back into a cassette. A torn last line (the recorder killed
+ * mid-write) is dropped; an exchange without its end is kept as far as it got,
+ * its stream `broken` or, without a response, a `recording_interrupted` failure.
+ */
+export async function readJournal(file: string): Promise<Recovered> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new JournalError('journal_unreadable', `${file} cannot be read: ${(e as Error).message}`);
+  }
+  const lines = text.split('\n');
+  let meta: CassetteMeta | undefined;
+  const bySeq = new Map<number, Interaction>();
+  const ended = new Set<number>();
+  for (const line of lines) {
+    if (!line) continue;
+    let r: JournalRecord;
+    try {
+      r = JSON.parse(line) as JournalRecord;
+    } catch {
+      continue;
+    }
+    if (r.k === 'meta') {
+      meta = r.meta;
+      continue;
+    }
+    if (r.k === 'open') {
+      bySeq.set(r.seq, { seq: r.seq, request: r.request, timing: { start: r.start } });
+      continue;
+    }
+    const i = bySeq.get(r.seq);
+    if (i) apply(i, r, ended);
+  }
+  if (!meta) throw new JournalError('journal_unreadable', `${file} is not a tapedeck journal (no meta line); it cannot be recovered`);
+  let interrupted = 0;
+  const interactions = [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  for (const i of interactions) {
+    if (ended.has(i.seq)) continue;
+    interrupted++;
+    const live = i.response?.stream ?? i.response?.websocket;
+    if (live) {
+      live.end = 'broken';
+      live.error = INTERRUPTED;
+    } else i.failure = { code: 'recording_interrupted', message: INTERRUPTED };
+  }
+  return { cassette: { version: CASSETTE_VERSION, meta, interactions }, interrupted };
+}
+
+/** One record of an exchange already opened, folded into it. */
+function apply(i: Interaction, r: Exclude<JournalRecord, { k: 'meta' } | { k: 'open' }>, ended: Set<number>): void {
+  switch (r.k) {
+    case 'request-body':
+      i.request.body = r.body;
+      if (r.encoding) i.request.encoding = r.encoding;
+      break;
+    case 'response':
+      i.timing.headers = r.at;
+      i.response = {
+        status: r.status,
+        headers: r.headers,
+        ...(r.kind === 'stream' ? { stream: { events: [], end: 'server-closed' as const } } : {}),
+        ...(r.kind === 'websocket' ? { websocket: { frames: [], end: 'server-closed' as const } } : {}),
+        ...(r.encoding ? { encoding: r.encoding } : {}),
+      };
+      break;
+    case 'events':
+      i.response?.stream?.events.push(...r.items);
+      break;
+    case 'frame':
+      i.response?.websocket?.frames.push(r.frame);
+      break;
+    case 'end': {
+      ended.add(r.seq);
+      i.timing = r.timing;
+      if (r.failure) i.failure = r.failure;
+      const live = i.response?.stream ?? i.response?.websocket;
+      if (live && r.end) live.end = r.end;
+      if (live && r.error) live.error = r.error;
+      if (i.response && r.body) i.response.body = r.body;
+      if (i.response && r.encoding) i.response.encoding = r.encoding;
+      if (i.response && r.trailers) i.response.trailers = r.trailers;
+      break;
+    }
+  }
+}
