@@ -41,7 +41,7 @@ import {
 } from './match-request.js';
 import { type StreamCauses, streamCauses } from './stream-causes.js';
 import { parseTiming, type TimingMode } from './timing.js';
-import { WsReplaySession, type WsSessionLike, WsSessionPool } from './ws-session.js';
+import { WsReplaySession, type WsSessionLike, WsSessionPool } from './ws/index.js';
 
 export interface ReplayOptions extends MatchOptions {
   /** strict (default): an unmatched request is an error; lenient: logged and answered 404. */
@@ -532,8 +532,7 @@ export class ReplayEngine {
       i.request.path,
       i.response?.websocket as WsSession,
       entry.clock,
-      toRecorded,
-      this.fromPlaceholders,
+      { toRecorded, toLive: this.fromPlaceholders },
       this.timing,
       i.timing.start,
     );

@@ -1,0 +1,38 @@
+import type { WsSession } from '../../cassette/index.js';
+import type { UnmatchedRequestError } from '../errors.js';
+import type { WsReplaySession } from './session.js';
+
+/** What the replay sends to the client next: a data frame, or the recorded close. */
+export type WsOutgoing = { data: Buffer | string; binary: boolean } | { close: { code: number; reason: string } };
+
+/** What one connection has been sent, whichever sessions it came from. */
+export interface WsDelivered {
+  /** Text frames as the client got them: the values handed out to it are in these. */
+  texts: string[];
+  /** Live ids of the requests answered. */
+  answered: Set<string>;
+  /** How many frames that were not answers. */
+  others: number;
+}
+
+/** A client frame as a connection sent it. */
+export interface ClientFrame {
+  data: Buffer;
+  binary: boolean;
+}
+
+/** What a door needs of a replayed WebSocket session. */
+export interface WsSessionLike {
+  readonly end: WsSession['end'];
+  receive(data: Buffer, binary: boolean): UnmatchedRequestError | undefined;
+  outgoing(signal: AbortSignal): AsyncGenerator<WsOutgoing>;
+}
+
+/** A recorded session connections on its path may be given. */
+export interface WsRecorded {
+  readonly session: WsSession;
+  /** A fresh replay of it, for one connection. */
+  replay(): WsReplaySession;
+  /** Told when a connection takes it (true) or gives it back for another (false). */
+  held(taken: boolean): void;
+}
