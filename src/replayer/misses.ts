@@ -1,0 +1,60 @@
+import { MISSES_KEPT, type ReplayAnswer, STRICT_MISS_STATUS } from './answer-types.js';
+import { type NearMiss, UnmatchedRequestError } from './errors.js';
+import { differences, type ReplayRequest, type RequestShape } from './match-request.js';
+import type { RouteIndex } from './route-index.js';
+
+/** The requests that matched nothing: the latest few kept for a report, all of them counted (what an engine reports). */
+export class MissReport {
+  /** The latest unmatched requests (at most `MISSES_KEPT`), for front doors that report at the end. */
+  readonly misses: UnmatchedRequestError[] = [];
+  /** How many requests and frames matched nothing, all told; `misses` keeps only the latest `MISSES_KEPT`. */
+  missCount = 0;
+
+  /** Counts a miss and keeps it among the latest few: a client that misses forever must not grow memory forever. */
+  recordMiss(error: UnmatchedRequestError): void {
+    this.missCount += 1;
+    this.misses.push(error);
+    if (this.misses.length > MISSES_KEPT) this.misses.shift();
+  }
+
+  /** Takes back a miss a front door answered another way (`record: 'missing'` sends it to the real server). */
+  withdrawMiss(error: UnmatchedRequestError): void {
+    const at = this.misses.lastIndexOf(error);
+    if (at === -1) return;
+    this.misses.splice(at, 1);
+    this.missCount -= 1;
+  }
+}
+
+/** The answer to a request that matched nothing: the three nearest recorded requests and how each differs. */
+export function unmatchedAnswer(
+  index: RouteIndex,
+  req: ReplayRequest,
+  shape: RequestShape,
+  how: { strict: boolean; onMiss: number | undefined },
+): Extract<ReplayAnswer, { kind: 'unmatched' }> {
+  index.indexAll();
+  const nearest: NearMiss[] = index.entries
+    .map((e) => ({ e, differs: differences(e.shape as RequestShape, shape) }))
+    .sort((a, b) => a.differs.length - b.differs.length || a.e.interaction.seq - b.e.interaction.seq)
+    .slice(0, 3)
+    .map(({ e, differs }) => ({
+      seq: e.interaction.seq,
+      cassette: e.name,
+      method: e.interaction.request.method,
+      path: e.interaction.request.path,
+      differs,
+    }));
+  const error = new UnmatchedRequestError(req.method.toUpperCase(), req.path, nearest);
+  const { strict } = how;
+  const body = Buffer.from(
+    JSON.stringify({
+      error: {
+        code: strict ? 'tapedeck_unmatched_request' : 'tapedeck_no_recording',
+        message: error.message,
+        nearest: nearest.map((n) => ({ cassette: n.cassette, seq: n.seq, differs: n.differs.slice(0, 3) })),
+      },
+    }),
+  );
+  return { kind: 'unmatched', error, strict, status: strict ? (how.onMiss ?? STRICT_MISS_STATUS) : 404, body };
+}

@@ -1,0 +1,75 @@
+import type { Entry, EntryInfo, NamedCassette, ReplayOptions } from './answer-types.js';
+import { CassetteClock } from './cassette-clock.js';
+import { isMutating, pathnameOf, recordedShape, shapeKey } from './match-request.js';
+
+/**
+ * The recorded interactions of a set, grouped by request shape. Opening a
+ * replay only sorts interactions by path; a path's shapes are built when a
+ * request first takes it (a big cassette opens in a fraction of the time).
+ */
+export class RouteIndex {
+  readonly entries: Entry[] = [];
+  private readonly groups = new Map<string, Entry[]>();
+  /** Entries per path (no query) whose shapes are not yet computed. */
+  private readonly pending = new Map<string, Entry[]>();
+
+  constructor(
+    cassettes: readonly NamedCassette[],
+    private readonly options: ReplayOptions,
+  ) {
+    for (const [index, { name, cassette }] of cassettes.entries()) {
+      const clock = new CassetteClock(cassette);
+      for (const interaction of cassette.interactions) {
+        const entry: Entry = { name, index, clock, interaction, anchor: clock.anchorAtOrBefore(interaction.seq - 1), served: false };
+        this.entries.push(entry);
+        const route = pathnameOf(interaction.request.path);
+        const waiting = this.pending.get(route);
+        if (waiting) waiting.push(entry);
+        else this.pending.set(route, [entry]);
+      }
+    }
+  }
+
+  /** The entries recorded with this shape key, in recorded order; the path is indexed first. */
+  group(pathname: string, key: string): Entry[] | undefined {
+    this.indexRoute(pathname);
+    return this.groups.get(key);
+  }
+
+  /** Every path indexed: for a near-miss report or the list of unused interactions. */
+  indexAll(): void {
+    for (const route of [...this.pending.keys()]) this.indexRoute(route);
+  }
+
+  /** Every group, every path indexed. */
+  allGroups(): IterableIterator<Entry[]> {
+    this.indexAll();
+    return this.groups.values();
+  }
+
+  /** Recorded interactions the client never asked for (reads skipped for a later due answer are not counted). */
+  unused(): EntryInfo[] {
+    const out: EntryInfo[] = [];
+    for (const group of this.allGroups()) {
+      const read = !isMutating(group[0]?.interaction.request.method ?? 'GET');
+      if (read && group.some((e) => e.served)) continue;
+      for (const e of group) if (!e.served) out.push({ cassette: e.name, seq: e.interaction.seq });
+    }
+    return out.sort((a, b) => (a.cassette < b.cassette ? -1 : a.cassette > b.cassette ? 1 : a.seq - b.seq));
+  }
+
+  /** Builds the shapes of one path's entries and files them in their groups, in recorded order. */
+  private indexRoute(route: string): void {
+    const waiting = this.pending.get(route);
+    if (!waiting) return;
+    this.pending.delete(route);
+    for (const entry of waiting) {
+      const shape = recordedShape(entry.interaction, this.options);
+      entry.shape = shape;
+      const key = shapeKey(shape);
+      const group = this.groups.get(key);
+      if (group) group.push(entry);
+      else this.groups.set(key, [entry]);
+    }
+  }
+}
