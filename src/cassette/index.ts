@@ -34,7 +34,7 @@ export {
   redactCassette,
   redactionConfigSchema,
   redactionPlaceholder,
-} from './redact.js';
+} from './redaction/index.js';
 export {
   interactionPreparer,
   type PreparedInteraction,

@@ -13,7 +13,7 @@ import {
   type ScrubList,
   type SecretPair,
   sameScrubList,
-} from './redact.js';
+} from './redaction/index.js';
 import {
   CASSETTE_VERSION,
   type Cassette,
