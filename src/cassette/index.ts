@@ -35,6 +35,8 @@ export {
   redactionConfigSchema,
   redactionPlaceholder,
 } from './redaction/index.js';
+export { isSecretName } from './redaction/secret-names.js';
+export { GITLEAKS_VERSION } from './redaction/secret-rules.js';
 export {
   interactionPreparer,
   type PreparedInteraction,
@@ -63,6 +65,4 @@ export {
   type WsFrame,
   type WsSession,
 } from './schema.js';
-export { isSecretName } from './secret-names.js';
-export { GITLEAKS_VERSION } from './secret-rules.js';
 export { payloadFromWire, payloadOf, payloadToWire, sendableCloseCode, type WsPayload, wireBytes } from './ws-frames.js';

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GrowingList, inScrubOrder } from '../../src/cassette/growing-secret-list.js';
 import { type Cassette, makeRedactor, redactionPlaceholder } from '../../src/cassette/index.js';
+import { GrowingList, inScrubOrder } from '../../src/cassette/redaction/growing-secret-list.js';
 import { sameScrubList } from '../../src/cassette/redaction/index.js';
-import { type SecretEntry, secretsIn } from '../../src/cassette/secret-index.js';
+import { type SecretEntry, secretsIn } from '../../src/cassette/redaction/secret-index.js';
 
 /** What scrubbing did before the index: ask every entry, in list order. */
 function scrubAskingAll(text: string, list: readonly SecretEntry[]): string {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { translateGoRegExp } from '../../src/cassette/go-regexp.js';
 import { isSecretName } from '../../src/cassette/index.js';
-import { secretRules } from '../../src/cassette/secret-rules.js';
+import { translateGoRegExp } from '../../src/cassette/redaction/go-regexp.js';
+import { secretRules } from '../../src/cassette/redaction/secret-rules.js';
 
 const rules = secretRules();
 const kinds = (text: string) => rules.find(text).map((f) => [f.kind, f.value]);

@@ -1,8 +1,8 @@
 import type { Body, Interaction } from '../schema.js';
-import { shannonEntropy } from '../secret-rules.js';
-import { spanning } from '../split-secrets.js';
 import { PLACEHOLDER } from './config.js';
 import { isScheme, kept, type Under } from './secrecy.js';
+import { shannonEntropy } from './secret-rules.js';
+import { spanning } from './split-secrets.js';
 import type { Redaction } from './state.js';
 import { protocolSecrets, queryPair, secretQueryValue } from './values.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { inScrubOrder } from '../growing-secret-list.js';
 import type { Cassette, Interaction, SseItem, WsFrame } from '../schema.js';
 import type { InteractionVisitor } from '../visit.js';
+import { inScrubOrder } from './growing-secret-list.js';
 
 /** What to redact beyond the defaults, and what never to redact (`tapedeck.config.json` "redact"). */
 export const redactionConfigSchema = z.strictObject({

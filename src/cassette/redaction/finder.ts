@@ -1,4 +1,4 @@
-import { type SecretFinding, type SecretRuleSet, secretRules } from '../secret-rules.js';
+import { type SecretFinding, type SecretRuleSet, secretRules } from './secret-rules.js';
 
 /** The secret rules of a configuration (the gitleaks set and its patterns), with what they find in short texts remembered. */
 export class ShapeFinder {

@@ -1,9 +1,9 @@
 import { jsonDepthWithin } from '../body.js';
 import type { SseItem, WsFrame } from '../schema.js';
-import type { SecretFinding } from '../secret-rules.js';
-import { type StreamText, streamTexts } from '../split-secrets.js';
 import type { PieceContext } from './config.js';
 import type { ShapeFinder } from './finder.js';
+import type { SecretFinding } from './secret-rules.js';
+import { type StreamText, streamTexts } from './split-secrets.js';
 
 /** A stream of SSE items and what the secret rules find in its text. */
 export interface Searched {

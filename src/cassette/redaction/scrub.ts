@@ -1,9 +1,9 @@
 import type { Body, SseItem } from '../schema.js';
-import { type SecretEntry, secretsIn } from '../secret-index.js';
-import type { SecretFinding } from '../secret-rules.js';
 import type { InteractionVisitor } from '../visit.js';
 import { PLACEHOLDER, redactionPlaceholder } from './config.js';
 import { isScheme, kept, type Under } from './secrecy.js';
+import { type SecretEntry, secretsIn } from './secret-index.js';
+import type { SecretFinding } from './secret-rules.js';
 import { scrubSplit, scrubSplitFrames } from './split.js';
 import type { Redaction } from './state.js';
 import { queryPair, scrubProtocols, secretQueryValue } from './values.js';

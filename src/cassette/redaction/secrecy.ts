@@ -1,5 +1,5 @@
-import { isEchoedIdentifier, isPasswordName, isSchemeName, isSecretName, MIN_CREDENTIAL_LENGTH, type NamePlace } from '../secret-names.js';
 import { ALWAYS_REDACTED_HEADERS, NOT_SECRET, type RedactionConfig, type RedactorOptions } from './config.js';
+import { isEchoedIdentifier, isPasswordName, isSchemeName, isSecretName, MIN_CREDENTIAL_LENGTH, type NamePlace } from './secret-names.js';
 
 /**
  * How a name holds its value: not a secret; a secret when the value could be a credential (a name judged by its

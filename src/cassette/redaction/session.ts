@@ -1,12 +1,12 @@
-import { GrowingList } from '../growing-secret-list.js';
 import type { Cassette, SseItem } from '../schema.js';
-import type { SecretEntry } from '../secret-index.js';
-import { streamTexts } from '../split-secrets.js';
 import { composeVisitors, type InteractionVisitor, visitInteraction } from '../visit.js';
 import { secretsOf } from './collect.js';
 import { MIN_GLOBAL, type PieceContext, type Redactor, type RedactorSession, redactionPlaceholder, type SecretPair } from './config.js';
+import { GrowingList } from './growing-secret-list.js';
 import { scrub, scrubVisitor } from './scrub.js';
+import type { SecretEntry } from './secret-index.js';
 import { unfinishedAt } from './split.js';
+import { streamTexts } from './split-secrets.js';
 import { type Redaction, scrubList } from './state.js';
 
 // How many parsed texts a session keeps for the next windows (more than a window's context of every open stream).

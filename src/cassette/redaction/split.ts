@@ -1,9 +1,9 @@
-import type { GrowingList } from '../growing-secret-list.js';
 import type { SseItem, WsFrame } from '../schema.js';
-import { secretsIn } from '../secret-index.js';
-import { mergeOverlapping, type SecretFinding } from '../secret-rules.js';
-import { cutSpanning, type StreamText, spanning } from '../split-secrets.js';
 import { redactionPlaceholder } from './config.js';
+import type { GrowingList } from './growing-secret-list.js';
+import { secretsIn } from './secret-index.js';
+import { mergeOverlapping, type SecretFinding } from './secret-rules.js';
+import { cutSpanning, type StreamText, spanning } from './split-secrets.js';
 import type { Redaction } from './state.js';
 
 // How far back from a stream's end a secret still being streamed is looked for, and the shortest start of a known

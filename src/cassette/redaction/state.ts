@@ -1,8 +1,8 @@
-import { secretSpellings } from '../secret-encodings.js';
 import { MIN_GLOBAL, type RedactionConfig, type RedactorOptions } from './config.js';
 import { ShapeFinder } from './finder.js';
 import { Pass } from './pass.js';
 import { type SecrecyRules, secrecyRules } from './secrecy.js';
+import { secretSpellings } from './secret-encodings.js';
 
 /** What every step of one redactor shares: which names are secret, the rules, the pass under way, and its caches. */
 export interface Redaction {

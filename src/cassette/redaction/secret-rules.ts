@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { loadOnUse } from '../fs/load-on-use.js';
+import { loadOnUse } from '../../fs/load-on-use.js';
 import { goRegExp } from './go-regexp.js';
 import { isEchoedIdentifier, isPasswordName, isSecretName, MIN_CREDENTIAL_LENGTH } from './secret-names.js';
 
@@ -83,7 +83,7 @@ const toml = loadOnUse<typeof import('smol-toml')>('smol-toml');
 /** The vendored gitleaks rules, read once; a rule whose pattern cannot be translated is listed in `skipped`. */
 function gitleaks(): Catalogue {
   if (catalogue) return catalogue;
-  const file = new URL('../../vendor/gitleaks/gitleaks.toml', import.meta.url);
+  const file = new URL('../../../vendor/gitleaks/gitleaks.toml', import.meta.url);
   const doc = toml().parse(readFileSync(file, 'utf8')) as unknown as { rules: GitleaksRule[]; allowlist?: GitleaksAllowlist };
   const rules: Rule[] = [];
   const skipped: string[] = [];

@@ -1,4 +1,4 @@
-import type { SseItem } from './schema.js';
+import type { SseItem } from '../schema.js';
 import type { SecretFinding } from './secret-rules.js';
 
 /**
