@@ -21,14 +21,15 @@ export function moduleOf(src: string, file: string): string {
 /** Whether a module is one family's folder (not the registry, the interface, the kit or what families share). */
 export const isFamilyFolder = (module: string) => /^families\/(?!(kit|shared|family)$)[^/]+$/.test(module);
 
-async function sourceFiles(dir: string): Promise<string[]> {
+/** Every TypeScript file under `dir`, sorted. */
+export async function sourceFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) out.push(...(await sourceFiles(path)));
     else if (entry.name.endsWith('.ts')) out.push(path);
   }
-  return out;
+  return out.sort();
 }
 
 /** Every relative import (static, type-only and dynamic) between files under `src`, as [importer, imported] paths. */

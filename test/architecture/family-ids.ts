@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
+import { sourceFiles } from './check-architecture.js';
 
 /** The built-in families' ids: the folders under src/families/ that are one family's (not the kit, not what they share). */
 export async function familyIds(src: string): Promise<string[]> {
@@ -45,16 +46,6 @@ export function familyMentions(text: string, ids: readonly string[]): { line: nu
   };
   visit(source);
   return found;
-}
-
-async function sourceFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await sourceFiles(path)));
-    else if (entry.name.endsWith('.ts')) out.push(path);
-  }
-  return out;
 }
 
 /** `file:line token` for every family id in code or a string under `src`, outside `src/families/`. */

@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
+import { sourceFiles } from './check-architecture.js';
 
 /** The limits the layout keeps: a file's lines, and a function's, closure's or class's. */
 export const MAX_FILE_LINES = 300;
@@ -51,16 +52,6 @@ export function oversizedUnits(file: string, text: string, max = MAX_UNIT_LINES)
   };
   visit(source);
   return out;
-}
-
-async function sourceFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await sourceFiles(path)));
-    else if (entry.name.endsWith('.ts')) out.push(path);
-  }
-  return out.sort();
 }
 
 /** Every file under `src` over the file limit and every unit over the unit limit. */
