@@ -11,7 +11,7 @@ import type { ReplayDoor } from './kit/replay-door.js';
  */
 export type Pace = 'simulated' | 'live' | 'replay' | 'fuzz';
 
-/** The ceiling of one turn at each pace, for suites that need no finer timings. */
+/** The ceiling of one turn at each pace, for families that need no finer timings. */
 export const TURN_MS: Record<Pace, number> = { simulated: 10_000, live: 120_000, replay: 10_000, fuzz: 2000 };
 
 /** The turn ceiling a plan uses: the context's own when it has one, never above the pace's. */
@@ -19,7 +19,7 @@ export function turnCeiling(context: { pace: Pace; turnMs?: number | undefined }
   return context.turnMs !== undefined ? Math.min(context.turnMs, paceMs) : paceMs;
 }
 
-/** One probe of a suite: what the manifest names it and how much it matters. */
+/** One probe of a family: what the manifest names it and how much it matters. */
 export interface FamilyProbe {
   name: string;
   priority: 'P0' | 'P1';
@@ -33,7 +33,7 @@ export interface Declaration {
   notApplicable?: string | undefined;
 }
 
-/** A simulator (or real server) a suite records: where it listens, and the key its clients need, if any. */
+/** A simulator (or real server) a family records: where it listens, and the key its clients need, if any. */
 export interface RunningServer {
   url: string;
   apiKey?: string | undefined;
@@ -53,9 +53,9 @@ export interface SimulatorOptions {
   extra?: Record<string, unknown> | undefined;
 }
 
-/** What a suite's plan for one recording is given. */
+/** What a family's plan for one recording is given. */
 export interface PlanContext {
-  /** The server URL as the suite's clients dial it (`ws://` for WebSocket families). */
+  /** The server URL as the family's clients dial it (`ws://` for WebSocket families). */
   server: string;
   /** How long the probes may wait. */
   pace: Pace;
@@ -76,7 +76,7 @@ export interface FamilyPlan<P extends FamilyProbe = FamilyProbe> {
   ready?(): Promise<void>;
   /** Runs one probe against the recording proxy's `http://` URL. */
   observe(probe: P, proxyUrl: string): Promise<{ observed: Verdict; reason: string }>;
-  /** The packs this recording's cassettes name, when not the suite's (a variant that speaks another dialect). */
+  /** The packs this recording's cassettes name, when not the family's (a variant that speaks another dialect). */
   packs?: readonly Pack[] | undefined;
   /** A probe whose failure makes every later probe SKIPPED (the bench's basic turn). */
   gate?: string | undefined;
