@@ -34,7 +34,7 @@ export function verdictTable(manifest: Manifest): string {
 
 /** The text after `bench record`'s options: each family's own paragraph and examples, from the registry. */
 function recordHelp(all: readonly Family[]): string {
-  const details = all.flatMap((f) => (f.help?.details ? [`--target ${f.id}: ${f.help.details}`] : []));
+  const details = all.flatMap((f) => (f.help?.details ? [`--target ${f.id}\n${f.help.details.replace(/^/gm, '  ')}`] : []));
   const examples = all.flatMap((f) => f.help?.examples ?? []);
   return `
 Without --server, tapedeck starts the target's embedded simulator on

@@ -96,10 +96,10 @@ export const omnigentFamily = defineFamily<Probe>({
   suite: 'native-tui',
   summary: 'the omnigent session API bench (native-tui harnesses; needs --harness)',
   help: {
-    details: `Without --server, tapedeck starts its omnigent session API simulator on
-127.0.0.1, so this works offline on a fresh clone. With --server, the probes
-run against that server (it needs a host daemon and the vendor CLI logged in).
-With --peer, the omnigent full server runs with a runner for --harness
+    details: `The bench's eight probes (basic turn, streaming, tool calling, policy
+deny/allow/ask, cost, interrupt), one --harness at a time, into
+<out>/<harness>/. A live --server needs its host daemon and the vendor CLI
+logged in. --peer runs the omnigent full server with a runner for --harness
 openai-agents, or with its host daemon and the codex TUI in tmux for --harness
 codex-native (codex from $OMNIGENT_CODEX_PATH or PATH); give the entry point of
 its environment. Its cassettes go to <out>/<harness>-real/.`,
