@@ -1,9 +1,16 @@
 import type { WsSession } from '../../cassette/index.js';
 import { UnmatchedRequestError } from '../errors.js';
 import type { IssuedNames } from '../issued-values.js';
-import type { WsSessionPool } from './pool.js';
 import type { WsReplaySession } from './session.js';
 import type { ClientFrame, WsDelivered, WsOutgoing, WsSessionLike } from './types.js';
+
+/** What ties a connection to a session: its pool (pool.ts), which hands it one and may move it. */
+export interface SessionBinder {
+  /** Gives an unheld connection the free session its first frame fits; false when none is free. */
+  bindFirst(chooser: WsSessionChooser, frame: ClientFrame): boolean;
+  /** Moves the connection to a session that fits every frame it has sent, when its own does not. */
+  rebind(chooser: WsSessionChooser, frames: readonly ClientFrame[]): void;
+}
 
 /**
  * One connection to a path with recorded sessions, tied to one of them by its
@@ -25,7 +32,7 @@ export class WsSessionChooser implements WsSessionLike {
     this.wake = resolve;
   });
 
-  constructor(private readonly pool: WsSessionPool) {}
+  constructor(private readonly pool: SessionBinder) {}
 
   get end(): WsSession['end'] {
     return this.replay ? this.replay.end : 'server-closed';

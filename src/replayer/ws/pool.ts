@@ -2,7 +2,16 @@ import type { WsSession } from '../../cassette/index.js';
 import { IssuedNames } from '../issued-values.js';
 import { WsSessionChooser } from './chooser.js';
 import type { WsReplaySession } from './session.js';
-import type { ClientFrame, WsRecorded } from './types.js';
+import type { ClientFrame } from './types.js';
+
+/** A recorded session connections on its path may be given. */
+export interface WsRecorded {
+  readonly session: WsSession;
+  /** A fresh replay of it, for one connection. */
+  replay(): WsReplaySession;
+  /** Told when a connection takes it (true) or gives it back for another (false). */
+  held(taken: boolean): void;
+}
 
 /**
  * The recorded sessions of one path and which connection holds each. A

@@ -1,6 +1,5 @@
 import type { WsSession } from '../../cassette/index.js';
 import type { UnmatchedRequestError } from '../errors.js';
-import type { WsReplaySession } from './session.js';
 
 /** What the replay sends to the client next: a data frame, or the recorded close. */
 export type WsOutgoing = { data: Buffer | string; binary: boolean } | { close: { code: number; reason: string } };
@@ -26,13 +25,4 @@ export interface WsSessionLike {
   readonly end: WsSession['end'];
   receive(data: Buffer, binary: boolean): UnmatchedRequestError | undefined;
   outgoing(signal: AbortSignal): AsyncGenerator<WsOutgoing>;
-}
-
-/** A recorded session connections on its path may be given. */
-export interface WsRecorded {
-  readonly session: WsSession;
-  /** A fresh replay of it, for one connection. */
-  replay(): WsReplaySession;
-  /** Told when a connection takes it (true) or gives it back for another (false). */
-  held(taken: boolean): void;
 }
