@@ -4,11 +4,11 @@ import { registerPacks } from '../contracts/index.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_SUITE, type Manifest } from '../manifest/index.js';
 import type { MockRule } from '../mock-model/index.js';
-import { codexFamily } from './codex/index.js';
+import { codexFamily } from './codex/family.js';
 import { checkFamily, type Family } from './family.js';
-import { hermesFamily } from './hermes/index.js';
-import { omnigentFamily } from './omnigent/index.js';
-import { opencodeFamily } from './opencode/index.js';
+import { hermesFamily } from './hermes/family.js';
+import { omnigentFamily } from './omnigent/family.js';
+import { opencodeFamily } from './opencode/family.js';
 
 /** The families tapedeck ships. Adding one is a folder and a line here; the first is `--target`'s default. */
 export const BUILT_IN_FAMILIES: readonly Family[] = [omnigentFamily, hermesFamily, codexFamily, opencodeFamily];

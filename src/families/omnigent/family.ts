@@ -2,7 +2,7 @@ import { UsageError } from '../../errors.js';
 import { reconcile, type Verdict } from '../../manifest/index.js';
 import { type DriftNoise, defineFamily, type Pace, simulatorBasics, turnCeiling } from '../family.js';
 import { checkHealthRoute, findProbe, observeSafely, REPLAY_ORIGIN, throughDoor } from '../kit/index.js';
-import { type DriverTimings, LIVE_TIMINGS, SessionDriver } from './driver.js';
+import type { DriverTimings, SessionDriver } from './driver.js';
 import { FULL_SERVER_HARNESSES, findHarness, type HarnessProfile, recordableHarnessIds } from './harnesses.js';
 import { OMNIGENT_MOCK_RULES } from './mock-model.js';
 import { omnigentFullServer, omnigentNativeTui, omnigentStream } from './packs.js';
@@ -37,12 +37,17 @@ export const REPLAY_TIMINGS: DriverTimings = {
 };
 /** Driver timings for fuzzing: a turn that takes longer than this is stuck on the variation, and shrinking replays it many times. */
 export const FUZZ_TIMINGS: DriverTimings = { ...REPLAY_TIMINGS, turnMs: 2000 };
-const TIMINGS: Record<Pace, DriverTimings> = {
-  simulated: SIMULATOR_TIMINGS,
-  live: LIVE_TIMINGS,
-  replay: REPLAY_TIMINGS,
-  fuzz: FUZZ_TIMINGS,
-};
+/** The driver and its timings at a pace, loaded when a probe runs: reading the registry (every command's start) costs none of it. */
+async function driverAt(pace: Pace) {
+  const { LIVE_TIMINGS, SessionDriver } = await import('./driver.js');
+  const timings: Record<Pace, DriverTimings> = {
+    simulated: SIMULATOR_TIMINGS,
+    live: LIVE_TIMINGS,
+    replay: REPLAY_TIMINGS,
+    fuzz: FUZZ_TIMINGS,
+  };
+  return { SessionDriver, timings: timings[pace] };
+}
 
 /** What a session stream sends as a client connects, before or inside a turn as the race goes. */
 const CONNECT_PREAMBLE = ['session.changed_files.invalidated', 'session.presence'];
@@ -140,18 +145,18 @@ its environment. Its cassettes go to <out>/<harness>-real/.`,
       packs: harness.integrationMode === 'native-tui' ? NATIVE_TUI_PACKS : FULL_SERVER_PACKS,
       gate: 'basic_turn',
       declare: (probe) => probe.declare(harness),
-      observe: (probe, url) =>
-        observeProbe(
-          probe,
-          new SessionDriver(url, harness, { ...TIMINGS[context.pace], turnMs: turnCeiling(context, TIMINGS[context.pace].turnMs) }),
-        ),
+      observe: async (probe, url) => {
+        const { SessionDriver, timings } = await driverAt(context.pace);
+        return observeProbe(probe, new SessionDriver(url, harness, { ...timings, turnMs: turnCeiling(context, timings.turnMs) }));
+      },
     };
   },
   replay: async (recorded, door, pace = 'replay') => {
     const harness = recordableHarness(recorded.harness);
     const probe = findProbe(PROBES, recorded.probe, 'omnigent');
     return throughDoor(door, async () => {
-      const driver = new SessionDriver(door.baseUrl ?? REPLAY_ORIGIN, harness, TIMINGS[pace], door.fetch);
+      const { SessionDriver, timings } = await driverAt(pace);
+      const driver = new SessionDriver(door.baseUrl ?? REPLAY_ORIGIN, harness, timings, door.fetch);
       const { observed, reason } = await observeProbe(probe, driver);
       return { replayed: reconcile(observed, probe.declare(harness).declared), reason };
     });

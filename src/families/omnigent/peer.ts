@@ -9,7 +9,7 @@ import { MOCK_KEY, MOCK_MODEL } from '../../mock-model/index.js';
 import { freePort } from '../../net/listen.js';
 import type { PeerLaunch, PeerSpec } from '../family.js';
 import { codexConfigFor } from '../shared/codex-config.js';
-import { INTERNAL_ORIGIN } from './session-client.js';
+import { INTERNAL_ORIGIN } from './origin.js';
 
 // YAML is written only when a peer starts: loaded then, not by every command that reads the registry.
 const yaml = loadOnUse<typeof import('yaml')>('yaml');

@@ -2,10 +2,10 @@ import type { FetchLike } from '../kit/json-client.js';
 import { StreamReader } from '../kit/stream-reader.js';
 import { ServerResponseError } from './errors.js';
 
-/** The origin header the bench sends on every request (the server's internal sentinel). */
-export const INTERNAL_ORIGIN = 'omnigent://internal';
+import { INTERNAL_ORIGIN } from './origin.js';
 
 export type { FetchLike };
+export { INTERNAL_ORIGIN };
 
 /** A body as JSON when it is JSON, as text otherwise; empty is undefined. */
 function parseJson(text: string): unknown {
