@@ -125,6 +125,7 @@ const mapJson = (value: unknown, m: PlaceholderMapper) => mapJsonStrings(value, 
 /** The portable-paths pass: headers, bodies, frames and SSE data (and its wire text, so restoring gives both back); never the request path. */
 function portableVisitor(m: PlaceholderMapper): InteractionVisitor {
   return {
+    origin: m.text,
     header: (_name, value) => m.text(value),
     body: (body) =>
       'json' in body ? { ...body, json: mapJson(body.json, m) } : 'text' in body ? { ...body, text: m.text(body.text) } : body,

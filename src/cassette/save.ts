@@ -162,33 +162,21 @@ export async function writeCassetteStream(
   interactions: () => Iterable<Interaction | PreparedInteraction>,
   redact?: RedactionConfig,
   before?: BeforePass,
+  onDropped?: (seq: number, reason: string) => void,
 ): Promise<number> {
   const redactor = makeRedactor(redact).twoPass(before);
-  let count = 0;
   for (const i of interactions()) {
     if ('prepared' in i) redactor.learnPairs(i.secrets);
     else redactor.learn(i);
-    count++;
   }
-  // Secrets learnt after an interaction was prepared change its text only if they change the list it was scrubbed with.
-  const final = redactor.list();
-  const stillTrue = new Map<ScrubList, boolean>();
-  const current = (list: ScrubList | undefined) => {
-    if (list === undefined) return false;
-    let same = stillTrue.get(list);
-    if (same === undefined) stillTrue.set(list, (same = sameScrubList(list, final)));
-    return same;
-  };
-  const head = writeCanonicalYaml({
-    version: CASSETTE_VERSION,
-    meta: metaSchema.parse({ ...meta, target: redactor.target(meta.target) }),
-    ...(count === 0 ? { interactions: [] } : {}),
-  });
+  const render = renderer(redactor);
+  const head = writeCanonicalYaml({ version: CASSETTE_VERSION, meta: metaSchema.parse({ ...meta, target: redactor.target(meta.target) }) });
+  let count = 0;
   await writeAtomic(file, async (handle) => {
     // The digest covers what follows the first line, so the line is written last, in place: it has a fixed length.
     const placeholder = headerLine('0'.repeat(64));
     const hash = digestHash();
-    let batch = [head, count === 0 ? '' : 'interactions:\n'];
+    let batch = [head];
     let size = 0;
     let at = Buffer.byteLength(placeholder);
     await handle.write(placeholder, 0, 'utf8');
@@ -201,18 +189,44 @@ export async function writeCassetteStream(
       at += bytesWritten;
     };
     for (const i of interactions()) {
-      const text =
-        'prepared' in i
-          ? current(i.scrubbedWith.list)
-            ? i.text
-            : renderInteraction(redactor, i.interaction())
-          : renderInteraction(redactor, i);
+      const text = render(i);
+      // One exchange a cassette cannot hold is left out and told of; it never costs the others their save.
+      if (typeof text !== 'string') {
+        onDropped?.(text.seq, text.reason);
+        continue;
+      }
+      if (count++ === 0) batch.push('interactions:\n');
       batch.push(text);
       size += text.length;
       if (size >= WRITE_BATCH) await flush();
     }
+    if (count === 0) batch.push('interactions: []\n');
     await flush();
     await handle.write(headerLine(hash.digest('hex')), 0, 'utf8');
   });
   return count;
+}
+
+/** Renders each interaction of a streamed save, or says why it cannot be saved. */
+function renderer(redactor: TwoPass): (i: Interaction | PreparedInteraction) => string | { seq: number; reason: string } {
+  // Secrets learnt after an interaction was prepared change its text only if they change the list it was scrubbed with.
+  const final = redactor.list();
+  const stillTrue = new Map<ScrubList, boolean>();
+  const current = (list: ScrubList | undefined) => {
+    if (list === undefined) return false;
+    let same = stillTrue.get(list);
+    if (same === undefined) stillTrue.set(list, (same = sameScrubList(list, final)));
+    return same;
+  };
+  return (i) => {
+    if ('prepared' in i && current(i.scrubbedWith.list)) return i.text;
+    const interaction = 'prepared' in i ? i.interaction() : i;
+    try {
+      return renderInteraction(redactor, interaction);
+    } catch (err) {
+      const issue = (err as { issues?: { path: PropertyKey[]; message: string }[] }).issues?.[0];
+      const reason = issue ? `${issue.path.join('.')}: ${issue.message}` : (err as Error).message;
+      return { seq: interaction.seq, reason };
+    }
+  };
 }

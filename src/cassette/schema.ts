@@ -84,6 +84,15 @@ export const requestSchema = z.strictObject({
   method: z.string().min(1),
   /** Path plus query string, exactly as the client sent it. */
   path: z.string().startsWith('/'),
+  /**
+   * The origin an absolute-form request named (a client behind `HTTP_PROXY`),
+   * when the recording proxy forwarded it there (decision 0019).
+   */
+  // Not a URL check: the host may be the `<host>` placeholder of a portable cassette.
+  origin: z
+    .string()
+    .regex(/^https?:\/\/[^/?#\s]+$/, 'an origin like http://localhost:8080')
+    .optional(),
   headers: headersSchema,
   body: bodySchema.optional(),
   /**

@@ -9,6 +9,8 @@ import { payloadOf } from './ws-frames.js';
 export interface InteractionVisitor {
   /** The request path with its query. */
   path?: ((path: string) => string) | undefined;
+  /** The origin an absolute-form request named. */
+  origin?: ((origin: string) => string) | undefined;
   header?: ((name: string, value: string) => string) | undefined;
   /** Request and response bodies, and each WebSocket frame's payload. */
   body?: ((body: Body) => Body) | undefined;
@@ -40,6 +42,7 @@ export function visitInteraction(i: Interaction, v: InteractionVisitor): Interac
   const request = {
     ...i.request,
     path: v.path ? v.path(i.request.path) : i.request.path,
+    ...(i.request.origin !== undefined && v.origin ? { origin: v.origin(i.request.origin) } : {}),
     headers: headers(i.request.headers),
     ...(requestBody ? { body: requestBody } : {}),
   };
@@ -100,6 +103,7 @@ export function composeVisitors(first: InteractionVisitor, then: InteractionVisi
   const [h1, h2] = [first.header, then.header];
   return {
     path: both(first.path, then.path),
+    origin: both(first.origin, then.origin),
     body: both(first.body, then.body),
     event: both(first.event, then.event),
     events: both(first.events, then.events),

@@ -14,6 +14,7 @@ import {
   writeCassetteStream,
 } from '../cassette/index.js';
 import { listen } from '../net/listen.js';
+import { serveTunnels, tunnelOrigin } from '../net/tunnels.js';
 import { TAPEDECK_VERSION } from '../version.js';
 import { endToEndHeaders } from './headers.js';
 import { JournalWriter } from './journal/index.js';
@@ -23,7 +24,7 @@ import { type Exchange, errorText, type ProxyContext, type StopReason, stoppedBy
 import type { RecordingProxy, RecordingProxyOptions } from './proxy/options.js';
 import { RecordingSnapshot } from './proxy/snapshot.js';
 import { SaveAhead } from './save-ahead.js';
-import { publicTarget } from './target.js';
+import { publicTarget, type Refusal, type TargetUrl } from './target.js';
 import { Timeline } from './timeline.js';
 import { prepareWakeUps } from './wake-up.js';
 import { warmUpForwarding } from './warm-up.js';
@@ -34,11 +35,17 @@ export type { RecordingProxy, RecordingProxyOptions } from './proxy/options.js';
 /** How long a stop waits for a client's close already on its way before it ends the stream itself. */
 const CLIENT_CLOSE_GRACE_MS = 200;
 
+/** How long a stop waits, by default, for a client part-way through an upload before it cuts the upload. */
+const UPLOAD_GRACE_MS = 5_000;
+
 /** The exchanges and WebSocket relays under way, each with how to stop it. */
 interface UnderWay {
-  active: Map<Promise<void>, (reason: StopReason) => void>;
+  active: Map<Promise<void>, { exchange: Exchange; stop: (reason: StopReason) => void }>;
   sockets: Set<() => void>;
   closing: boolean;
+  /** Ends the uploads' grace at once (a second signal). */
+  hurry: () => void;
+  hurried: Promise<void>;
 }
 
 /**
@@ -47,7 +54,9 @@ interface UnderWay {
  * soon as they arrive; SSE events are parsed on the fly, never buffered.
  */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
-  const meta = metaFor(options);
+  // A bad --target or --allow-origin is refused before anything is written.
+  const target = publicTarget(options.target, options.allowOrigins);
+  const meta = metaFor(options, target);
   const journal =
     options.journal &&
     (await JournalWriter.create(options.journal.file, meta, { redact: options.journal.redact, folders: options.folders }));
@@ -56,9 +65,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const prepare = options.journal && interactionPreparer(options.journal.redact, portablePass(options.folders));
   const saveAhead: SaveAhead | undefined = prepare && new SaveAhead((i: Interaction) => prepare(() => snapshot.stored(i)));
   const timeline: Timeline = new Timeline(journal ? (entry) => journal.add(entry) : undefined, saveAhead);
-  const ctx = proxyContext(options, timeline, rawBodies, new Later(journal ? (batch) => journal.batch(batch) : undefined));
+  const ctx = proxyContext(options, target, timeline, rawBodies, new Later(journal ? (batch) => journal.batch(batch) : undefined));
   const snapshot: RecordingSnapshot = new RecordingSnapshot(meta, timeline, ctx.later, rawBodies, options.folders);
-  const underWay: UnderWay = { active: new Map(), sockets: new Set(), closing: false };
+  const underWay = underWayList();
   const server = proxyServer(ctx, underWay);
   let bound: { port: number; url: string };
   try {
@@ -71,7 +80,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
-      await stopExchanges(server, underWay);
+      await stopExchanges(server, underWay, options.uploadGraceMs ?? UPLOAD_GRACE_MS);
       await ctx.agent.close();
       await journal?.close();
       // Nothing more is prepared: the save, if one follows, renders what was not, and close() needs none of it.
@@ -81,12 +90,14 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     ...bound,
     cassette: () => snapshot.cassette(),
     stop,
+    hurry: () => underWay.hurry(),
     close: () => stop().then(() => snapshot.cassette()),
     async save(file, redact) {
       await stop();
       // Placeholders go in during the redaction walk: one copy of each interaction per save.
       const ahead = { saveAhead, redact: options.journal?.redact };
-      return writeCassetteStream(file, meta, () => snapshot.forSave(redact, ahead), redact, portablePass(options.folders));
+      const dropped = (seq: number, reason: string) => ctx.log(`exchange #${seq} left out of ${file}: ${reason}`);
+      return writeCassetteStream(file, meta, () => snapshot.forSave(redact, ahead), redact, portablePass(options.folders), dropped);
     },
     get recorded() {
       return timeline.interactions.length;
@@ -99,10 +110,10 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
 }
 
 /** The cassette's meta: who recorded what, when, with which labels and packs. */
-function metaFor(options: RecordingProxyOptions): CassetteMeta {
+function metaFor(options: RecordingProxyOptions, target: TargetUrl): CassetteMeta {
   return {
     recorder: `tapedeck ${TAPEDECK_VERSION}`,
-    target: options.describedAs ?? publicTarget(options.target).display,
+    target: options.describedAs ?? target.display,
     recordedAt: new Date().toISOString(),
     ...(options.labels && Object.keys(options.labels).length > 0 ? { labels: { ...options.labels } } : {}),
     ...(options.packs ? { packs: [...options.packs] } : {}),
@@ -112,6 +123,7 @@ function metaFor(options: RecordingProxyOptions): CassetteMeta {
 /** What the proxy's exchanges share: the target, the timeline, the upstream agent, and how they log. */
 function proxyContext(
   options: RecordingProxyOptions,
+  target: TargetUrl,
   timeline: Timeline,
   rawBodies: WeakMap<object, Buffer | Body>,
   later: Later,
@@ -133,7 +145,7 @@ function proxyContext(
     );
   };
   const agent = new Agent({ headersTimeout: options.headersTimeoutMs ?? 60_000, bodyTimeout: 0, keepAliveTimeout: 10_000 });
-  return { target: publicTarget(options.target), timeline, later, agent, log, shown, rawBodies, tellUnreadable };
+  return { target, timeline, later, agent, log, shown, rawBodies, tellUnreadable };
 }
 
 /** The proxy's HTTP server: each request recorded as one exchange, each WebSocket upgrade relayed. */
@@ -151,6 +163,7 @@ function proxyServer(ctx: ProxyContext, underWay: UnderWay): Server {
       res.end();
     });
   });
+  serveTunnels(server, ctx.target.tunnel, ctx.log);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (underWay.closing || (req.headers.upgrade ?? '').toLowerCase() !== 'websocket') {
       socket.destroy();
@@ -167,21 +180,29 @@ function proxyServer(ctx: ProxyContext, underWay: UnderWay): Server {
 
 /** One request: opened on the timeline, stopped when its client goes away or the proxy stops, recorded to its end. */
 async function handle(ctx: ProxyContext, underWay: UnderWay, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const route = ctx.target.route(req.url ?? '/', tunnelOrigin(req.socket));
+  if (!route.ok) {
+    refuseRequest(ctx, req, res, route);
+    return;
+  }
   const interaction = ctx.timeline.open({
     method: req.method ?? 'GET',
-    path: req.url ?? '/',
+    path: route.path,
+    ...(route.namedOrigin ? { origin: route.namedOrigin } : {}),
     headers: endToEndHeaders(req.headersDistinct),
   });
-  const exchange: Exchange = { stopReason: undefined, upstream: undefined };
+  const exchange: Exchange = { stopReason: undefined, upstream: undefined, uploading: false };
   const stop = (reason: StopReason) => {
     exchange.stopReason ??= reason;
     exchange.upstream?.abort(stoppedBy(reason));
+    // An upload the proxy stops is cut here: it never waits on the client to send the rest.
+    if (reason === 'proxy' && exchange.uploading) req.destroy();
   };
   res.on('close', () => {
     if (!res.writableFinished) stop('client');
   });
-  const self = recordExchange(ctx, interaction, req, res, exchange);
-  underWay.active.set(self, stop);
+  const self = recordExchange(ctx, { interaction, route }, req, res, exchange);
+  underWay.active.set(self, { exchange, stop });
   try {
     await self;
   } finally {
@@ -189,15 +210,46 @@ async function handle(ctx: ProxyContext, underWay: UnderWay, req: IncomingMessag
   }
 }
 
-/** Stops taking requests and ends what is under way: exchanges as proxy-closed (after a moment's grace), relays closed. */
-async function stopExchanges(server: Server, underWay: UnderWay): Promise<void> {
+/** A request the proxy will not forward (a refused origin, an odd request target): answered, logged, never recorded. */
+function refuseRequest(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, refusal: Refusal): void {
+  ctx.log(`refused ${req.method} (${refusal.status}): ${refusal.message}`);
+  const body = JSON.stringify({ error: { code: refusal.code, message: refusal.message } });
+  res.writeHead(refusal.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+  // What the client still sends of its body is read and dropped, so the connection stays usable.
+  req.resume();
+}
+
+function underWayList(): UnderWay {
+  let hurry!: () => void;
+  const hurried = new Promise<void>((resolve) => {
+    hurry = resolve;
+  });
+  return { active: new Map(), sockets: new Set(), closing: false, hurry, hurried };
+}
+
+/**
+ * Stops taking requests and ends what is under way: exchanges as proxy-closed
+ * (after a moment's grace), uploads still coming in after `uploadGraceMs` (or
+ * at once when hurried), relays closed.
+ */
+async function stopExchanges(server: Server, underWay: UnderWay, uploadGraceMs: number): Promise<void> {
   underWay.closing = true;
   server.close();
   const { active, sockets } = underWay;
+  // Each wait ends when what it waits for settles, its time is up or a second signal hurries the stop.
+  const waitFor = async (entries: Promise<void>[], ms: number) => {
+    const timer = new AbortController();
+    const timeUp = delay(ms, undefined, { signal: timer.signal }).catch(() => {});
+    await Promise.race([Promise.allSettled(entries), timeUp, underWay.hurried]);
+    timer.abort();
+  };
   // A client that has just let go of its stream may not have been heard yet: a moment's grace records it as
   // client-closed, which it was, and not proxy-closed.
-  if (active.size > 0) await Promise.race([Promise.allSettled([...active.keys()]), delay(CLIENT_CLOSE_GRACE_MS)]);
-  for (const end of active.values()) end('proxy');
+  if (active.size > 0) await waitFor([...active.keys()], CLIENT_CLOSE_GRACE_MS);
+  const uploads = [...active].filter(([, a]) => a.exchange.uploading).map(([p]) => p);
+  if (uploads.length > 0) await waitFor(uploads, uploadGraceMs);
+  for (const { stop } of active.values()) stop('proxy');
   for (const end of [...sockets]) end();
   await Promise.allSettled([...active.keys()]);
   server.closeAllConnections();

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { type Interaction, payloadFromWire, sendableCloseCode, type WsSession, wireBytes } from '../cassette/index.js';
+import { tunnelOrigin } from '../net/tunnels.js';
 import { endToEndHeaders } from './headers.js';
 import type { TargetUrl } from './target.js';
 import type { Timeline } from './timeline.js';
@@ -29,8 +30,19 @@ const handshakes = new WebSocketServer({ noServer: true });
 export function relayWebSocket(ctx: RelayContext, req: IncomingMessage, socket: Duplex, head: Buffer): void {
   const { timeline } = ctx;
   const headers = Object.fromEntries(Object.entries(endToEndHeaders(req.headersDistinct)).filter(([k]) => !HANDSHAKE.test(k)));
-  const interaction = timeline.open({ method: 'GET', path: req.url ?? '/', headers });
-  const upstreamAt = ctx.target.upstream(interaction.request.path);
+  const route = ctx.target.route(req.url ?? '/', tunnelOrigin(req.socket));
+  if (!route.ok) {
+    ctx.log(`refused a WebSocket (${route.status}): ${route.message}`);
+    socket.end(`HTTP/1.1 ${route.status} Refused\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    return;
+  }
+  const interaction = timeline.open({
+    method: 'GET',
+    path: route.path,
+    ...(route.namedOrigin ? { origin: route.namedOrigin } : {}),
+    headers,
+  });
+  const upstreamAt = { origin: route.origin, path: route.upstreamPath };
   const protocols = (req.headers['sec-websocket-protocol'] ?? '')
     .split(',')
     .map((p) => p.trim())

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { sendableCloseCode, wireBytes } from '../cassette/index.js';
 import { declaresNoBody } from '../net/declares-no-body.js';
+import { splitAbsoluteForm } from '../net/request-target.js';
 import type { HttpAnswer, ReplayEngine } from './engine.js';
 
 /** The largest request body the replay server reads (a recorded body over it could not be matched anyway). */
@@ -23,8 +24,19 @@ async function readUpTo(req: IncomingMessage, limit: number): Promise<Buffer | u
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * The request's path and query. A client behind `HTTP_PROXY` sends the
+ * absolute form (`GET http://host/x`): it is answered as `/x`, as its
+ * recording through the proxy was made.
+ */
+export function requestPath(req: IncomingMessage): string {
+  const url = req.url ?? '/';
+  return url.startsWith('/') ? url : (splitAbsoluteForm(url)?.path ?? url);
+}
+
 /** What a log line needs of a request: its path and the headers that may repeat a secret it holds. */
-const live = (req: IncomingMessage) => ({ path: req.url ?? '/', headers: req.headers });
+const live = (req: IncomingMessage) => ({ path: requestPath(req), headers: req.headers });
 
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -127,7 +139,7 @@ function answerWith(
   body: Buffer,
   log: ((line: string) => void) | undefined,
 ): Promise<void> | undefined {
-  const answer = engine.handle({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body });
+  const answer = engine.handle({ method: req.method ?? 'GET', path: requestPath(req), headers: req.headers, body });
   if (log)
     log(answer.kind === 'unmatched' ? answer.error.message : describeAnswer(req.method ?? 'GET', engine.pathForLog(live(req)), answer));
   return writeAnswer(answer, res);
@@ -162,7 +174,7 @@ export function serveNodeUpgrade(
   options: { log?: ((line: string) => void) | undefined; open?: Set<WebSocket> } = {},
 ): void {
   const log = options.log;
-  const path = req.url ?? '/';
+  const path = requestPath(req);
   const answer = engine.upgrade({ method: 'GET', path, headers: req.headers, body: Buffer.alloc(0) });
   if (answer.kind !== 'websocket') {
     log?.(answer.kind === 'unmatched' ? answer.error.message : describeAnswer('GET', engine.pathForLog(live(req)), answer));

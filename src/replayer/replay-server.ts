@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { WebSocket } from 'ws';
 import { listen } from '../net/listen.js';
+import { authorityOrigin, serveTunnels, type TunnelDecision } from '../net/tunnels.js';
 import { type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
 import { serveNodeRequest, serveNodeUpgrade } from './node-door.js';
 
@@ -29,6 +30,8 @@ export async function startReplayServer(cassettes: readonly NamedCassette[], opt
     }
   });
   const sockets = new Set<WebSocket>();
+  // A client behind HTTP_PROXY may tunnel plain HTTP: any origin's tunnel is served from the cassettes (nothing leaves).
+  serveTunnels(server, tunnelToAnyOrigin, options.log ?? (() => {}));
   server.on('upgrade', (req, socket, head) => serveNodeUpgrade(engine, req, socket, head, { log: options.log, open: sockets }));
   const { url } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   return {
@@ -40,4 +43,16 @@ export async function startReplayServer(cassettes: readonly NamedCassette[], opt
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+function tunnelToAnyOrigin(authority: string): TunnelDecision {
+  const origin = authorityOrigin(authority);
+  return origin
+    ? { ok: true, origin }
+    : {
+        ok: false,
+        status: 400,
+        code: 'bad_connect_target',
+        message: `tapedeck replay cannot open a tunnel to ${JSON.stringify(authority)}`,
+      };
 }

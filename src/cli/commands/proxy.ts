@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
-import { checkCassetteTarget, journalPath, startRecordingProxy } from '../../recorder/index.js';
-import { parseLabel, parsePort } from '../options.js';
+import { checkCassetteTarget, journalPath, type RecordingProxy, startRecordingProxy } from '../../recorder/index.js';
+import { parseLabel, parsePort, parseWholeMs } from '../options.js';
 import { runCommand } from '../run-command.js';
 import { whenStopped } from '../stop-signal.js';
 
@@ -14,6 +14,8 @@ interface ProxyFlags {
   label?: Record<string, string>;
   config?: string;
   force?: boolean;
+  allowOrigin?: string[];
+  uploadGrace: number;
 }
 
 export function registerProxy(program: Command): void {
@@ -25,6 +27,17 @@ export function registerProxy(program: Command): void {
     .option('--port <n>', 'port to listen on; 0 picks a free one', parsePort, 0)
     .option('--host <address>', 'address to bind; loopback unless you ask for another', '127.0.0.1')
     .option('--label <key=value>', 'label written to the cassette meta (repeatable)', parseLabel)
+    .option(
+      '--allow-origin <origin>',
+      'also record absolute-form requests (clients with HTTP_PROXY set) to this origin, e.g. http://localhost:8080 (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option(
+      '--upload-grace <ms>',
+      'at a stop, how long a client part-way through an upload may go on before it is cut and recorded as upload_aborted',
+      parseWholeMs,
+      5000,
+    )
     .option('--force', 'overwrite --cassette even when the file there is not a cassette')
     .option('--config <file>', 'JSON config whose "redact" section adds redaction rules (default tapedeck.config.json if present)')
     .addHelpText(
@@ -33,6 +46,13 @@ export function registerProxy(program: Command): void {
 The first line on stdout is "listening on http://HOST:PORT". Point your client
 at that URL. --cassette is checked first: a folder, a missing folder, an
 unwritable place or a file that is not a cassette is refused (exit 2).
+
+As a forward proxy: set HTTP_PROXY=http://HOST:PORT in front of any client,
+and its plain-HTTP requests to --target's origin, or to an origin named with
+--allow-origin, are forwarded and recorded with their origin. Any other
+origin is refused with a 403 (the proxy is no open relay), as is CONNECT:
+HTTPS through HTTP_PROXY is tunnelled and cannot be recorded, so point such a
+client at the proxy's URL instead.
 
 Everything captured is journaled as it happens in FILE.journal (redacted).
 Stop with Ctrl-C, SIGTERM or SIGHUP, or by killing the wrapper that started
@@ -51,25 +71,31 @@ Example:
         const { existing } = await checkCassetteTarget(flags.cassette, { force: flags.force ?? false });
         const say = (line: string) => process.stderr.write(`bench proxy: ${line}\n`);
         let saving = false;
+        let started: RecordingProxy | undefined;
         // Handlers go in before the URL is printed: a script may signal as soon as it reads it.
-        const stopped = whenStopped((cause) =>
-          say(saving ? `${cause}: still saving ${flags.cassette}; it finishes in a moment` : `${cause}: already stopping`),
-        );
+        const stopped = whenStopped((cause) => {
+          // A second signal cuts uploads still coming in at once; the save itself always finishes.
+          started?.hurry();
+          say(saving ? `${cause}: still saving ${flags.cassette}; it finishes in a moment` : `${cause}: uploads under way are cut now`);
+        });
         const journal = journalPath(flags.cassette);
         const proxy = await startRecordingProxy({
           target: flags.target,
+          allowOrigins: flags.allowOrigin,
+          uploadGraceMs: flags.uploadGrace,
           port: flags.port,
           host: flags.host,
           ...(flags.label ? { labels: flags.label } : {}),
           journal: { file: journal, redact },
           log: say,
         });
+        started = proxy;
         process.stdout.write(`listening on ${proxy.url}\n`);
         const cause = await stopped;
         say(`${cause}: closing open streams`);
-        saving = true;
         // From here the journal holds everything: a kill during the save loses nothing.
         await proxy.stop();
+        saving = true;
         if (proxy.journalError)
           say(`the journal ${journal} could not be written (${proxy.journalError.message}): only this save holds the recording`);
         if (proxy.recorded === 0 && existing) {

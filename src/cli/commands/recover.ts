@@ -32,11 +32,12 @@ Example:
         await access(journal).catch(() => {
           throw new UsageError(`${journal} does not exist: there is nothing to recover for ${cassette}`);
         });
-        const { cassette: recovered, interrupted } = await readJournal(journal);
+        const { cassette: recovered, interrupted, dropped } = await readJournal(journal);
+        for (const d of dropped) process.stderr.write(`bench recover: ${journal}:${d.line}: dropped: ${d.reason}\n`);
         await writeCassetteAtomic(cassette, recovered, redact);
         await rm(journal, { force: true });
         process.stderr.write(
-          `bench recover: wrote ${cassette} (${recovered.interactions.length} interactions, ${interrupted} cut short by the stop) and removed ${journal}\n`,
+          `bench recover: wrote ${cassette} (${recovered.interactions.length} interactions, ${interrupted} cut short by the stop${dropped.length > 0 ? `, ${dropped.length} journal lines dropped` : ''}) and removed ${journal}\n`,
         );
         return 0;
       }),

@@ -25,10 +25,11 @@ export interface ProxyContext {
 
 export type StopReason = 'client' | 'proxy';
 
-/** Why an exchange stopped early, once it has, and its request upstream, once it left. */
+/** Why an exchange stopped early, once it has, its request upstream, once it left, and whether its client is still uploading. */
 export interface Exchange {
   stopReason: StopReason | undefined;
   upstream: Forwarding | undefined;
+  uploading: boolean;
 }
 
 export function stoppedBy(reason: StopReason): Error {

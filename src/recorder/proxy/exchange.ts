@@ -6,6 +6,7 @@ import { BodyBuffer } from '../body-buffer.js';
 import { ContentDecoder } from '../content-decoder.js';
 import { forward } from '../forward.js';
 import { endToEndHeaders, headerValue } from '../headers.js';
+import type { Route } from '../target.js';
 import type { Outcome } from '../timeline.js';
 import { type ResetWatch, watchUpstreamReset } from '../upstream-resets.js';
 import { type Exchange, errorText, failureCode, type ProxyContext, readAll, type StopReason, stoppedBy, toItem } from './exchange-parts.js';
@@ -37,19 +38,22 @@ interface Response {
  */
 export async function recordExchange(
   ctx: ProxyContext,
-  interaction: Interaction,
+  { interaction, route }: { interaction: Interaction; route: Route },
   req: IncomingMessage,
   res: ServerResponse,
   exchange: Exchange,
 ): Promise<void> {
-  const bodyBytes = await requestBody(ctx, interaction, req);
+  exchange.uploading = true;
+  const bodyBytes = await requestBody(ctx, interaction, req, exchange);
+  exchange.uploading = false;
   if (!bodyBytes) return;
   const r = response(ctx, interaction, res);
   try {
     const upstream = forward(
       ctx.agent,
       {
-        ...ctx.target.upstream(interaction.request.path),
+        origin: route.origin,
+        path: route.upstreamPath,
         method: interaction.request.method,
         headers: interaction.request.headers,
         body: bodyBytes.byteLength > 0 ? bodyBytes : null,
@@ -67,7 +71,12 @@ export async function recordExchange(
 }
 
 /** The request's body, recorded; undefined when the client left during its upload (recorded as such, nothing sent upstream). */
-async function requestBody(ctx: ProxyContext, interaction: Interaction, req: IncomingMessage): Promise<Buffer | undefined> {
+async function requestBody(
+  ctx: ProxyContext,
+  interaction: Interaction,
+  req: IncomingMessage,
+  exchange: Exchange,
+): Promise<Buffer | undefined> {
   let bodyBytes: Buffer;
   try {
     // No await for a request that declares no body: most of what a proxy forwards is GETs.
@@ -76,8 +85,11 @@ async function requestBody(ctx: ProxyContext, interaction: Interaction, req: Inc
     const partial = (err as { partial?: Buffer }).partial ?? Buffer.alloc(0);
     if (partial.byteLength > 0) ctx.rawBodies.set(interaction.request, partial);
     ctx.timeline.requestBody(interaction, partial);
-    const message = `the client closed the connection during its upload, after ${partial.byteLength} bytes`;
-    ctx.timeline.finish(interaction, { failure: { code: 'client_aborted', message } });
+    const failure =
+      exchange.stopReason === 'proxy'
+        ? { code: 'upload_aborted', message: `the proxy stopped while the client was still uploading, after ${partial.byteLength} bytes` }
+        : { code: 'client_aborted', message: `the client closed the connection during its upload, after ${partial.byteLength} bytes` };
+    ctx.timeline.finish(interaction, { failure });
     return undefined;
   }
   // The server gets the bytes as sent; the recording gets the content of a compressed body, so that redaction and

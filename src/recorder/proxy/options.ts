@@ -3,6 +3,11 @@ import type { Cassette, MachineFolders, RedactionConfig } from '../../cassette/i
 export interface RecordingProxyOptions {
   /** Base URL of the server to record; a path prefix is kept. */
   target: string;
+  /**
+   * Origins besides the target's that absolute-form requests (clients behind
+   * `HTTP_PROXY`) may be forwarded to and recorded; any other is refused with a 403.
+   */
+  allowOrigins?: readonly string[] | undefined;
   /** Port to listen on; 0 (the default) picks a free one. */
   port?: number;
   /** Address to bind; loopback unless the caller asks otherwise. */
@@ -11,6 +16,8 @@ export interface RecordingProxyOptions {
   labels?: Record<string, string>;
   /** Receives one line per notable event (an unreachable target, a broken stream). */
   log?: (line: string) => void;
+  /** How long a stop waits for a client part-way through an upload before recording it as cut (default 5 000 ms). */
+  uploadGraceMs?: number;
   /** How long to wait for upstream response headers, in ms (default 60 000). */
   headersTimeoutMs?: number;
   /** The machine whose folders and host name become placeholders (default this one's). */
@@ -33,6 +40,8 @@ export interface RecordingProxy {
   cassette(): Cassette;
   /** Ends open exchanges, stops listening and flushes the journal to disk; once, however often called. */
   stop(): Promise<void>;
+  /** Cuts a stop's grace for uploads under way to nothing (a second signal). */
+  hurry(): void;
   /** Ends open streams as `proxy-closed`, stops listening and returns the final cassette; the journal stays until `discardJournal`. */
   close(): Promise<Cassette>;
   /**
