@@ -35,6 +35,14 @@ export const isRecord = (v: unknown): v is Record<string, unknown> => v !== null
 
 /** True when the brackets of a JSON text nest no deeper than `max` (strings skipped); one pass, no parse. */
 export function jsonDepthWithin(text: string, max = MAX_JSON_DEPTH): boolean {
+  return tooDeepAt(text, max) === -1;
+}
+
+/**
+ * Where the brackets of a text (JSON, or YAML with JSON in it) first nest
+ * deeper than `max`, double-quoted strings skipped; -1 when they never do.
+ */
+export function tooDeepAt(text: string, max = MAX_JSON_DEPTH): number {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -44,10 +52,24 @@ export function jsonDepthWithin(text: string, max = MAX_JSON_DEPTH): boolean {
       else if (c === 34 /* " */) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) {
-      if (++depth > max) return false;
-    } else if (c === 125 || c === 93) depth--;
+      if (++depth > max) return i;
+    } else if ((c === 125 || c === 93) && depth > 0) depth--;
   }
-  return true;
+  return -1;
+}
+
+/**
+ * A text read as JSON, when it is JSON nesting within `MAX_JSON_DEPTH`;
+ * undefined otherwise. Every reader of recorded text goes through it: a
+ * hand-edited cassette can hold JSON deep enough to overflow any tree walk.
+ */
+export function readJson(text: string): { json: unknown } | undefined {
+  if (!jsonDepthWithin(text)) return undefined;
+  try {
+    return { json: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

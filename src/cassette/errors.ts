@@ -1,6 +1,13 @@
 import { TapedeckError } from '../errors.js';
 
-export type CassetteErrorCode = 'cassette_unreadable' | 'cassette_yaml' | 'cassette_version' | 'cassette_schema' | 'cassette_unwritable';
+export type CassetteErrorCode =
+  | 'cassette_unreadable'
+  | 'cassette_yaml'
+  | 'cassette_version'
+  | 'cassette_schema'
+  | 'cassette_unwritable'
+  | 'cassette_too_deep'
+  | 'cassette_too_big';
 
 /**
  * A cassette that cannot be read or written. The message starts with

@@ -1,5 +1,15 @@
 export { appendRecording } from './append.js';
-export { decodeBody, encodeBody, exactJson, isRecord, jsonDepthWithin, MAX_JSON_DEPTH, MAX_STORED_BODY, omittedBody } from './body.js';
+export {
+  decodeBody,
+  encodeBody,
+  exactJson,
+  isRecord,
+  jsonDepthWithin,
+  MAX_JSON_DEPTH,
+  MAX_STORED_BODY,
+  omittedBody,
+  readJson,
+} from './body.js';
 export {
   CONTENT_ENCODINGS,
   type ContentEncoding,
@@ -10,7 +20,7 @@ export {
 } from './content-encoding.js';
 export { CassetteError, type CassetteErrorCode } from './errors.js';
 export { cassetteJsonSchema } from './json-schema.js';
-export { loadCassette, parseCassette } from './load.js';
+export { loadCassette, parseCassette, refuseTooDeep } from './load.js';
 export {
   currentFolders,
   folderRestorer,

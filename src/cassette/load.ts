@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { z } from 'zod';
 import { describeIssue, formatFieldPath, lineOfPath, parseLocatedYaml } from '../fs/located-yaml.js';
+import { MAX_JSON_DEPTH, tooDeepAt } from './body.js';
 import { CassetteError } from './errors.js';
 import { readCanonicalYaml } from './read-canonical-yaml.js';
 import { CASSETTE_VERSION, type Cassette, cassetteSchema, type Interaction, interactionSchema } from './schema.js';
@@ -44,10 +45,26 @@ function validate(raw: Record<string, unknown>): ReturnType<typeof cassetteSchem
 }
 
 /**
+ * Refuses nesting deeper than the recorder ever writes (it keeps deeper JSON
+ * as text): every reader walks a cassette's trees, and a hand-edited one
+ * thousands of levels deep would overflow the stack of each.
+ */
+export function refuseTooDeep(text: string, file: string): void {
+  const at = tooDeepAt(text);
+  if (at === -1) return;
+  throw new CassetteError(
+    'cassette_too_deep',
+    { file, line: text.slice(0, at).split('\n').length },
+    `nests deeper than ${MAX_JSON_DEPTH} levels, which tapedeck never records (it keeps deeper JSON as text); flatten it, or keep it as a text body`,
+  );
+}
+
+/**
  * Parses and validates cassette text. Canonical files take a fast path;
  * anything else goes through a full YAML parser. Errors name file, line and field.
  */
 export function parseCassette(text: string, file = '<cassette>'): Cassette {
+  refuseTooDeep(text, file);
   const raw: unknown = readCanonicalYaml(text) ?? parseAnyYaml(text, file);
   if (raw === null || raw === undefined) {
     throw new CassetteError('cassette_schema', { file }, 'is empty; expected a tapedeck cassette (version, meta, interactions)');

@@ -1,3 +1,4 @@
+import { readJson } from '../cassette/index.js';
 import type { Pack } from './pack.js';
 import { resolvePackSync } from './pack-file.js';
 import { renderViolation } from './render.js';
@@ -12,13 +13,8 @@ function toChecked(events: MatcherEvents): CheckedEvent[] {
   return events.map((e) => {
     if (typeof e === 'string') return { type: e, data: undefined };
     let data = e.data;
-    if (typeof data === 'string') {
-      try {
-        data = JSON.parse(data);
-      } catch {
-        // Plain text data stays as it is.
-      }
-    }
+    // Plain text data (or JSON too deep to read) stays as it is.
+    if (typeof data === 'string') data = readJson(data)?.json ?? data;
     return { type: eventType({ event: e.event, data: typeof e.data === 'string' ? e.data : undefined }, data), data };
   });
 }

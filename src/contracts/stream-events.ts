@@ -1,4 +1,4 @@
-import type { Cassette, Interaction, SseItem, WsFrame } from '../cassette/index.js';
+import { type Cassette, type Interaction, readJson, type SseItem, type WsFrame } from '../cassette/index.js';
 import { lastAtOrBelow } from '../fs/sorted-search.js';
 import type { Segment } from './check-rules.js';
 import type { CheckedEvent } from './selectors.js';
@@ -21,11 +21,8 @@ export interface StreamUnderCheck {
 
 function parseData(data: string | undefined): unknown {
   if (data === undefined) return undefined;
-  try {
-    return JSON.parse(data);
-  } catch {
-    return data;
-  }
+  const read = readJson(data);
+  return read ? read.json : data;
 }
 
 /** The type of an SSE event: its `event:` name, `[DONE]`, the data's own type/event/object field, or `message`. */

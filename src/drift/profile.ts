@@ -1,5 +1,5 @@
 import { join, relative } from 'node:path';
-import { type Cassette, decodeBody, loadCassette } from '../cassette/index.js';
+import { type Cassette, decodeBody, loadCassette, readJson } from '../cassette/index.js';
 import { registeredPacks, streamsOf, type TurnStart, verifyCassette } from '../contracts/index.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { loadManifest, type Manifest } from '../manifest/manifest.js';
@@ -61,11 +61,7 @@ function jsonBody(body: NonNullable<Cassette['interactions'][number]['response']
   if (!body) return undefined;
   if ('json' in body) return { json: body.json };
   if ('text' in body) {
-    try {
-      return { json: JSON.parse(decodeBody(body).toString('utf8')) };
-    } catch {
-      return undefined;
-    }
+    return readJson(decodeBody(body).toString('utf8'));
   }
   return undefined;
 }

@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
-import { type Interaction, payloadFromWire, sendableCloseCode, type WsSession, wireBytes } from '../cassette/index.js';
+import { type Headers, type Interaction, payloadFromWire, sendableCloseCode, type WsSession, wireBytes } from '../cassette/index.js';
 import { tunnelOrigin } from '../net/tunnels.js';
 import { endToEndHeaders } from './headers.js';
-import type { TargetUrl } from './target.js';
+import type { Route, TargetUrl } from './target.js';
 import type { Timeline } from './timeline.js';
 
 // The handshake's own headers are per connection (a random key, negotiated extensions): never recorded or forwarded.
@@ -42,25 +42,7 @@ export function relayWebSocket(ctx: RelayContext, req: IncomingMessage, socket: 
     ...(route.namedOrigin ? { origin: route.namedOrigin } : {}),
     headers,
   });
-  const upstreamAt = { origin: route.origin, path: route.upstreamPath };
-  const protocols = (req.headers['sec-websocket-protocol'] ?? '')
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
-  const forwarded = Object.fromEntries(
-    Object.entries(headers)
-      .filter(([k]) => k !== 'sec-websocket-protocol')
-      .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
-  );
-  const upstream = new WebSocket(`${upstreamAt.origin.replace(/^http/, 'ws')}${upstreamAt.path}`, protocols, {
-    headers: forwarded,
-    perMessageDeflate: false,
-    // ws reads its address as a URL, which resolves `/a/../b`: the request line carries the path as the client wrote it.
-    finishRequest: (request) => {
-      request.path = upstreamAt.path;
-      request.end();
-    },
-  });
+  const upstream = connectUpstream(req, headers, route);
   let opened = false;
   let settled = false;
   // Until the upstream answers, the proxy closing must still end this exchange (as a failure) and its sockets.
@@ -91,69 +73,95 @@ export function relayWebSocket(ctx: RelayContext, req: IncomingMessage, socket: 
     opened = true;
     settled = true;
     untrackPending();
-    handshakes.handleUpgrade(req, socket, head, (client) => {
-      const session: WsSession = { frames: [], end: 'server-closed' };
-      timeline.respond(interaction, { status: 101, headers: {}, websocket: session });
-      let ended = false;
-      const finish = (end: WsSession['end'], error?: string) => {
-        if (ended) return false;
-        ended = true;
-        timeline.finish(interaction, error ? { end, error } : { end });
-        untrack();
-        return true;
-      };
-      const untrack = ctx.track(() => {
-        if (finish('proxy-closed')) {
-          client.close(1001, 'tapedeck proxy closing');
-          upstream.close(1001, 'tapedeck proxy closing');
-        }
-      });
+    handshakes.handleUpgrade(req, socket, head, (client) => relayFrames(ctx, interaction, client, upstream));
+  });
+}
 
-      client.on('message', (data: RawData, binary: boolean) => {
-        const seq = timeline.tick();
-        timeline.frame(interaction, { at: timeline.now(), from: 'client', seq, after: seq, ...payloadFromWire(wireBytes(data), binary) });
-        upstream.send(data, { binary });
-      });
-      upstream.on('message', (data: RawData, binary: boolean) => {
-        timeline.frame(interaction, {
-          at: timeline.now(),
-          from: 'server',
-          after: timeline.lastSeq,
-          ...payloadFromWire(wireBytes(data), binary),
-        });
-        client.send(data, { binary });
-      });
-      client.on('close', (code: number, reason: Buffer) => {
-        if (ended) return;
-        const seq = timeline.tick();
-        timeline.frame(interaction, { at: timeline.now(), from: 'client', seq, after: seq, close: { code, reason: reason.toString() } });
-        finish('client-closed');
-        if (sendableCloseCode(code)) upstream.close(code, reason);
-        else upstream.close();
-      });
-      upstream.on('close', (code: number, reason: Buffer) => {
-        if (ended) return;
-        timeline.frame(interaction, {
-          at: timeline.now(),
-          from: 'server',
-          after: timeline.lastSeq,
-          close: { code, reason: reason.toString() },
-        });
-        if (code === 1006) {
-          finish('broken', 'the upstream connection dropped without a close frame');
-          client.terminate();
-          return;
-        }
-        finish('server-closed');
-        if (sendableCloseCode(code)) client.close(code, reason);
-        else client.close();
-      });
-      upstream.on('error', (err) => {
-        if (finish('broken', err.message)) client.terminate();
-      });
-      client.on('error', () => {
-        if (finish('client-closed')) upstream.close();
-      });
+/** The upstream half of a relay: the client's offered subprotocols and end-to-end headers, the path as the client wrote it. */
+function connectUpstream(req: IncomingMessage, headers: Headers, route: Route): WebSocket {
+  const protocols = (req.headers['sec-websocket-protocol'] ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  const forwarded = Object.fromEntries(
+    Object.entries(headers)
+      .filter(([k]) => k !== 'sec-websocket-protocol')
+      .map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]),
+  );
+  return new WebSocket(`${route.origin.replace(/^http/, 'ws')}${route.upstreamPath}`, protocols, {
+    headers: forwarded,
+    perMessageDeflate: false,
+    // ws reads its address as a URL, which resolves `/a/../b`: the request line carries the path as the client wrote it.
+    finishRequest: (request) => {
+      request.path = route.upstreamPath;
+      request.end();
+    },
+  });
+}
+
+/** Both halves open: every frame each way forwarded as it comes and recorded, and whichever end closes first ends the session. */
+function relayFrames(ctx: RelayContext, interaction: Interaction, client: WebSocket, upstream: WebSocket): void {
+  const { timeline } = ctx;
+  const session: WsSession = { frames: [], end: 'server-closed' };
+  timeline.respond(interaction, { status: 101, headers: {}, websocket: session });
+  let ended = false;
+  const finish = (end: WsSession['end'], error?: string) => {
+    if (ended) return false;
+    ended = true;
+    timeline.finish(interaction, error ? { end, error } : { end });
+    untrack();
+    return true;
+  };
+  const untrack = ctx.track(() => {
+    if (finish('proxy-closed')) {
+      client.close(1001, 'tapedeck proxy closing');
+      upstream.close(1001, 'tapedeck proxy closing');
+    }
+  });
+
+  client.on('message', (data: RawData, binary: boolean) => {
+    const seq = timeline.tick();
+    timeline.frame(interaction, { at: timeline.now(), from: 'client', seq, after: seq, ...payloadFromWire(wireBytes(data), binary) });
+    upstream.send(data, { binary });
+  });
+  upstream.on('message', (data: RawData, binary: boolean) => {
+    timeline.frame(interaction, {
+      at: timeline.now(),
+      from: 'server',
+      after: timeline.lastSeq,
+      ...payloadFromWire(wireBytes(data), binary),
     });
+    client.send(data, { binary });
+  });
+  client.on('close', (code: number, reason: Buffer) => {
+    if (ended) return;
+    const seq = timeline.tick();
+    timeline.frame(interaction, { at: timeline.now(), from: 'client', seq, after: seq, close: { code, reason: reason.toString() } });
+    finish('client-closed');
+    if (sendableCloseCode(code)) upstream.close(code, reason);
+    else upstream.close();
+  });
+  upstream.on('close', (code: number, reason: Buffer) => {
+    if (ended) return;
+    timeline.frame(interaction, {
+      at: timeline.now(),
+      from: 'server',
+      after: timeline.lastSeq,
+      close: { code, reason: reason.toString() },
+    });
+    if (code === 1006) {
+      finish('broken', 'the upstream connection dropped without a close frame');
+      client.terminate();
+      return;
+    }
+    finish('server-closed');
+    if (sendableCloseCode(code)) client.close(code, reason);
+    else client.close();
+  });
+  upstream.on('error', (err) => {
+    if (finish('broken', err.message)) client.terminate();
+  });
+  client.on('error', () => {
+    if (finish('client-closed')) upstream.close();
   });
 }

@@ -3,6 +3,8 @@
  * recording redacted one, a replay answers with the live request's value, as the server would have (decision 0016).
  */
 
+import { readJson } from '../cassette/index.js';
+
 const PLACEHOLDER = /^<redacted:[a-z0-9_.-]+>$/;
 const ANY_PLACEHOLDER = /<redacted:[a-z0-9_.-]+>/g;
 
@@ -40,13 +42,7 @@ export function echoesOf(
   return out;
 }
 
-function parsed(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
+const parsed = (text: string): unknown => readJson(text)?.json;
 
 function jsonEchoes(live: unknown, redacted: unknown, note: (placeholder: string, value: string | number) => void): void {
   if (typeof redacted === 'string') {

@@ -1,4 +1,4 @@
-import type { Cassette, WsFrame, WsSession } from '../cassette/index.js';
+import { type Cassette, readJson, type WsFrame, type WsSession } from '../cassette/index.js';
 import { lastAtOrBelow } from '../fs/sorted-search.js';
 import { isResourceKey } from './stream-causes.js';
 
@@ -23,11 +23,8 @@ function frameKeys(f: WsFrame): Set<string> {
   if (f.json !== undefined) return jsonKeys(f.json);
   const text = f.text?.trimStart();
   if (!text || (text[0] !== '{' && text[0] !== '[')) return new Set();
-  try {
-    return jsonKeys(JSON.parse(text));
-  } catch {
-    return new Set();
-  }
+  const read = readJson(text);
+  return read ? jsonKeys(read.json) : new Set();
 }
 
 /** Per resource key, the client frames naming it, in increasing seq order, with the session of each. */

@@ -1,4 +1,4 @@
-import { type Body, decodeBody, type Interaction } from '../cassette/index.js';
+import { type Body, decodeBody, type Interaction, readJson } from '../cassette/index.js';
 
 /** A request as the replayer sees it, from any front door. */
 export interface ReplayRequest {
@@ -70,11 +70,8 @@ function bodyShape(bytes: Uint8Array, rewrite: (s: string) => string): unknown {
 }
 
 function textShape(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return { text };
-  }
+  const read = readJson(text);
+  return read ? read.json : { text };
 }
 
 /** A multipart body's boundary: clients draw a new one per request (curl, browsers), so it never takes part in matching. */

@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
 import { listen } from '../net/listen.js';
 import { authorityOrigin, serveTunnels, type TunnelDecision } from '../net/tunnels.js';
@@ -24,9 +24,9 @@ export async function startReplayServer(cassettes: readonly NamedCassette[], opt
   const server = createServer((req, res) => {
     res.sendDate = false;
     try {
-      serveNodeRequest(engine, req, res, options.log)?.catch(() => res.destroy());
-    } catch {
-      res.destroy();
+      serveNodeRequest(engine, req, res, options.log)?.catch((err) => answerFailure(req, res, err, options.log));
+    } catch (err) {
+      answerFailure(req, res, err, options.log);
     }
   });
   const sockets = new Set<WebSocket>();
@@ -55,4 +55,16 @@ function tunnelToAnyOrigin(authority: string): TunnelDecision {
         code: 'bad_connect_target',
         message: `tapedeck replay cannot open a tunnel to ${JSON.stringify(authority)}`,
       };
+}
+
+/** A request the engine could not answer: a 500 that says so, and a log line, never a silently dropped connection. */
+function answerFailure(req: IncomingMessage, res: ServerResponse, err: unknown, log: ((line: string) => void) | undefined): void {
+  const message = `tapedeck replay could not answer ${req.method} ${req.url}: ${(err as Error)?.message ?? String(err)}`;
+  log?.(`${req.method} ${req.url} → 500 ${message}`);
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
+  res.end(JSON.stringify({ error: { code: 'tapedeck_replay_failed', message } }));
 }

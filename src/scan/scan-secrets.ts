@@ -1,5 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import {
   type Body,
@@ -17,9 +16,10 @@ import {
   parseCassette,
   type RedactionConfig,
   type Redactor,
+  refuseTooDeep,
   unreadableCoding,
 } from '../cassette/index.js';
-import { UsageError } from '../errors.js';
+import { walkFiles } from '../fs/list-files.js';
 
 export interface SecretFinding {
   file: string;
@@ -40,23 +40,11 @@ export interface ScanReport {
 
 /**
  * Every file under a path, hidden folders and any name included (a secret
- * hides in `.backup/`, `x.yaml.bak` or a journal as well); only `.git`,
- * `node_modules` and files with a NUL byte (binary) are passed over.
+ * hides in `.backup/`, `x.yaml.bak` or a journal as well); only `.git` and
+ * `node_modules` are passed over, and no link is followed out of the path.
  */
-async function everyFile(path: string): Promise<string[]> {
-  const info = await stat(path).catch(() => {
-    throw new UsageError(`${path}: no such file or folder`);
-  });
-  if (!info.isDirectory()) return [path];
-  const out: string[] = [];
-  for (const name of (await readdir(path)).sort()) {
-    if (name === '.git' || name === 'node_modules') continue;
-    const child = join(path, name);
-    if ((await stat(child)).isDirectory()) out.push(...(await everyFile(child)));
-    else out.push(child);
-  }
-  return out;
-}
+const everyFile = (path: string) =>
+  walkFiles(path, { keep: () => true, skip: (name) => name === '.git' || name === 'node_modules', leaveRoot: false });
 
 /** The line of the first place a value stands in the text, as written or in any escaped form a YAML or JSON writer uses. */
 function lineOf(text: string, value: string): number | undefined {
@@ -175,7 +163,10 @@ export async function scanForSecrets(
   for (const file of files) {
     const bytes = await readFile(file);
     if (bytes.includes(0)) continue;
-    const found = scanText(bytes.toString('utf8'), file, redactor, folders);
+    const text = bytes.toString('utf8');
+    // Structure deeper than any recording holds would overflow the walks below: refused, naming its line.
+    refuseTooDeep(text, file);
+    const found = scanText(text, file, redactor, folders);
     findings.push(...found.findings);
     warnings.push(...found.warnings);
   }

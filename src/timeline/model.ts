@@ -1,4 +1,4 @@
-import type { Body, Cassette, Interaction } from '../cassette/index.js';
+import { type Body, type Cassette, type Interaction, readJson } from '../cassette/index.js';
 import { frameType, itemType } from '../contracts/index.js';
 
 export type MarkKind = 'request' | 'event' | 'client-frame' | 'server-frame' | 'end';
@@ -71,11 +71,8 @@ function headerLines(headers: Record<string, string | string[]>): string[] {
 
 function dataText(data: string | undefined): string {
   if (data === undefined) return '';
-  try {
-    return JSON.stringify(JSON.parse(data), null, 2);
-  } catch {
-    return data;
-  }
+  const read = readJson(data);
+  return read ? JSON.stringify(read.json, null, 2) : data;
 }
 
 function requestPayload(i: Interaction): string {

@@ -16,6 +16,6 @@ describe('published JSON Schema', () => {
     expect(schema.additionalProperties).toBe(false);
     expect(Object.keys(schema.properties)).toEqual(['$schema', 'redact', 'drift', 'match']);
     expect(schema.properties.redact.additionalProperties).toBe(false);
-    expect(Object.keys(schema.properties.redact.properties)).toEqual(['headers', 'query', 'jsonFields', 'patterns', 'exempt']);
+    expect(Object.keys(schema.properties.redact.properties)).toEqual(['headers', 'query', 'jsonFields', 'paths', 'patterns', 'exempt']);
   });
 });

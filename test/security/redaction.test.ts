@@ -88,6 +88,7 @@ describe('redaction', () => {
     const text = serializeCassette(await proxy.close(), {
       headers: [],
       query: [],
+      paths: [],
       jsonFields: ['session_code'],
       patterns: ['ORD-\\d{8}'],
       exempt: ['x-request-key'],

@@ -4,7 +4,7 @@ import { isScheme, kept, type Under } from './secrecy.js';
 import { shannonEntropy } from './secret-rules.js';
 import { spanning } from './split-secrets.js';
 import type { Redaction } from './state.js';
-import { protocolSecrets, queryPair, secretQueryValue } from './values.js';
+import { CHALLENGE_HEADERS, challengeSecrets, protocolSecrets, queryPair, secretQueryValue } from './values.js';
 
 /** Secret values found, each with the name its placeholder gets. */
 type Found = Map<string, string>;
@@ -38,7 +38,9 @@ function collectFindings(r: Redaction, found: Found, text: string): void {
 function collectHeader(r: Redaction, found: Found, name: string, v: string): void {
   const secrecy = r.secrecy.header(name);
   if (secrecy === 'none' || kept(secrecy, v)) {
-    if (name.toLowerCase() === 'sec-websocket-protocol') for (const p of protocolSecrets(v)) collect(found, 'sec-websocket-protocol', p);
+    const lower = name.toLowerCase();
+    if (lower === 'sec-websocket-protocol') for (const p of protocolSecrets(v)) collect(found, 'sec-websocket-protocol', p);
+    if (CHALLENGE_HEADERS.has(lower)) for (const [param, value] of challengeSecrets(v)) collect(found, param, value);
     collectFindings(r, found, v);
     return;
   }
@@ -65,7 +67,9 @@ export function collectHeaders(r: Redaction, found: Found, headers: Record<strin
 // Read pair by pair as `scrubPath` writes them: a kept pair is searched as written, name and value together.
 export function collectQuery(r: Redaction, found: Found, path: string): void {
   const q = path.indexOf('?');
-  collectFindings(r, found, q === -1 ? path : path.slice(0, q));
+  const pathname = q === -1 ? path : path.slice(0, q);
+  collectFindings(r, found, pathname);
+  for (const [name, value] of r.secrecy.routeSecrets(pathname)) collect(found, name, value);
   if (q === -1) return;
   for (const pair of path.slice(q + 1).split('&')) {
     const [name, value] = queryPair(pair);

@@ -11,6 +11,11 @@ export const redactionConfigSchema = z.strictObject({
   query: z.array(z.string()).default([]),
   /** More JSON field names, at any depth of request, response and SSE data. */
   jsonFields: z.array(z.string()).default([]),
+  /**
+   * Routes whose path segment is a secret, as `/v1/keys/{key}`: what stands in
+   * `{name}` is redacted everywhere. Adds to the built-in `DEFAULT_SECRET_ROUTES`.
+   */
+  paths: z.array(z.string().regex(/\{[A-Za-z0-9_.-]+\}/, 'a route with a {name} segment, like /v1/keys/{key}')).default([]),
   /** More regular expressions; every match anywhere is a secret. */
   patterns: z.array(z.string()).default([]),
   /** Names (headers, query parameters, fields) never redacted, even when they look secret. */

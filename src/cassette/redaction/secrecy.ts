@@ -1,5 +1,6 @@
 import { ALWAYS_REDACTED_HEADERS, NOT_SECRET, type RedactionConfig, type RedactorOptions } from './config.js';
 import { isEchoedIdentifier, isPasswordName, isSchemeName, isSecretName, MIN_CREDENTIAL_LENGTH, type NamePlace } from './secret-names.js';
+import { routeSecrets } from './secret-routes.js';
 
 /**
  * How a name holds its value: not a secret; a secret when the value could be a credential (a name judged by its
@@ -25,6 +26,8 @@ export interface SecrecyRules {
    * two: `"token": {"password": "x"}` holds a password.
    */
   within(under: Under, key: string): Under;
+  /** The secrets a path holds by its route (`/keys/{key}`), each with the name its placeholder gets. */
+  routeSecrets(pathname: string): [string, string][];
 }
 
 /** Names repeat on every request and in every body: decide each once, in one map per kind of name. */
@@ -74,7 +77,7 @@ export function secrecyRules(config: RedactionConfig, options: RedactorOptions):
   };
   const within = (under: Under, key: string): Under =>
     under.secrecy === 'judged' && field(key) === 'always' ? { name: under.name, secrecy: 'always' } : under;
-  return { header, query: judged(byList(queryNames, 'query')), field, underName, within };
+  return { header, query: judged(byList(queryNames, 'query')), field, underName, within, routeSecrets: routeSecrets(config.paths) };
 }
 
 /** Whether a value under a secret name is kept: one that cannot be a credential, under a name judged by its words. */

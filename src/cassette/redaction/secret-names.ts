@@ -89,6 +89,18 @@ export function isSecretName(name: string, place: NamePlace): boolean {
   return words.some((w) => /^(token|secret|signature|password|passwd)$/.test(w));
 }
 
+/** Names that in free text (`session=…`, a cookie written out) hold a session's credential, though a field so named is an id. */
+const SESSION_WORDS = new Set(['session', 'sid', 'phpsessid', 'jsessionid', 'connect sid']);
+
+/**
+ * True when `name=value` (or `name: value`) in free text holds a secret: a
+ * secret field name, or, written with `=` as a cookie is, a session's
+ * (`"session": "…"` in JSON names a session, and stays).
+ */
+export function isSecretAssignmentName(name: string, separator: string): boolean {
+  return isSecretName(name, 'field') || (/^\s*=\s*["']?$/.test(separator) && SESSION_WORDS.has(nameWords(name).join(' ')));
+}
+
 /** Names of authentication schemes: what `auth: {type: "bearer"}` says, not a credential. */
 const AUTH_SCHEMES = new Set(['bearer', 'basic', 'digest', 'none', 'oauth', 'oauth2', 'apikey', 'api_key', 'hmac', 'jwt', 'mtls']);
 

@@ -33,3 +33,23 @@ export function scrubProtocols(value: string): string {
   for (const secret of protocolSecrets(value)) out = out.split(secret).join(redactionPlaceholder('sec-websocket-protocol'));
   return out;
 }
+
+/** Headers that carry an authentication challenge or its follow-up (RFC 7616): their nonces are the server's secrets. */
+export const CHALLENGE_HEADERS: ReadonlySet<string> = new Set([
+  'www-authenticate',
+  'proxy-authenticate',
+  'authentication-info',
+  'proxy-authentication-info',
+]);
+
+const CHALLENGE_PARAM = /(?:^|[\s,])(nonce|opaque|cnonce|nextnonce)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))/gi;
+
+/** The Digest parameters of a challenge that a client hands back to prove who it is: `nonce`, `opaque`, `cnonce`, `nextnonce`. */
+export function challengeSecrets(value: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const m of value.matchAll(CHALLENGE_PARAM)) {
+    const secret = m[2] ?? m[3];
+    if (secret) out.push([`digest-${(m[1] as string).toLowerCase()}`, secret]);
+  }
+  return out;
+}
