@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { contentEncodingOf, decodeContent, MAX_STORED_BODY, makeRedactor, type Redactor } from '../cassette/index.js';
 import type { Entry, ReplayOptions } from './answer-types.js';
 import { type Echoes, echoesOf, placeholdersIn } from './echoes.js';
-import { type ReplayRequest, type RequestShape, shapeKey, shapeOf } from './match-request.js';
+import { LARGE_BODY, type ReplayRequest, type RequestShape, shapeKey, shapeOf } from './match-request.js';
 import type { RouteIndex } from './route-index.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -20,7 +21,13 @@ function contentOf(live: ReplayRequest): ReplayRequest {
   const header = live.headers['content-encoding'];
   const encoding = contentEncodingOf(Array.isArray(header) ? header[0] : header);
   const content = encoding && decodeContent(live.body, encoding, MAX_STORED_BODY);
-  return content ? { ...live, body: content } : live;
+  return content ? { ...live, body: content, bodySha256: undefined } : live;
+}
+
+/** A large body's digest worked out once, for the several ways a request is tried. */
+function withDigest(req: ReplayRequest): ReplayRequest {
+  if (req.body.byteLength <= LARGE_BODY || req.bodySha256) return req;
+  return { ...req, bodySha256: createHash('sha256').update(req.body).digest('hex') };
 }
 
 /** A live request as matched: its content, redacted as the recording was, its shape and the group of that shape. */
@@ -54,7 +61,7 @@ export class LiveRequests {
    * redacted now matches nothing.
    */
   match(live: ReplayRequest, index: RouteIndex): Matched {
-    const content = contentOf(live);
+    const content = withDigest(contentOf(live));
     const first = this.shaped(content, this.redactor, index);
     if (first.group) return { content, ...first };
     this.earlier ??= makeRedactor(this.options.redact, { judgeValues: false });
@@ -82,10 +89,12 @@ export class LiveRequests {
 
   /** The request with its secrets replaced as the recorder would have: recorded placeholders then match. */
   redacted(req: ReplayRequest, redactor = this.redactor): ReplayRequest {
-    const text = req.body.byteLength === 0 ? '' : utf8(req.body);
+    // A large body is matched by its digest, unread (see LARGE_BODY): only its path and headers are redacted.
+    const large = req.body.byteLength > LARGE_BODY;
+    const text = req.body.byteLength === 0 ? '' : large ? undefined : utf8(req.body);
     const clean = redactor.request({ path: req.path, headers: req.headers, body: text ?? '' }, this.headersMatched);
     const body = text === undefined || clean.body === text ? req.body : Buffer.from(clean.body);
-    return { method: req.method, path: clean.path, headers: clean.headers, body };
+    return { method: req.method, path: clean.path, headers: clean.headers, body, bodySha256: req.bodySha256 };
   }
 
   /** The request's path as a log line may show it: its secrets replaced, as a recording has them (a replay's log ends up in CI output). */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Body, decodeBody, type Interaction, readJson } from '../cassette/index.js';
 
 /** A request as the replayer sees it, from any front door. */
@@ -7,7 +8,21 @@ export interface ReplayRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: Uint8Array;
+  /** The body's sha256, when a front door worked it out as the body streamed in (a large one). */
+  bodySha256?: string | undefined;
 }
+
+/**
+ * Bodies larger than this are matched by their digest, not read: an upload of
+ * tens of megabytes parsed, redacted and keyed would hold the event loop (and
+ * every other client) for seconds. Such a body is not searched for secrets.
+ */
+export const LARGE_BODY = 1024 * 1024;
+
+/** A large body's shape: its digest and size, the same for a live request and a recording. */
+export const largeBodyShape = (sha256: string, bytes: number) => ({ largeBody: { bytes, sha256 } });
+
+const sha256Of = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
 export interface MatchOptions {
   /** Body fields to ignore, as dot paths; `*` matches any key or index (`data.*.id`). */
@@ -57,9 +72,10 @@ function dropPath(value: unknown, path: string[]): unknown {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** JSON bodies compare as structure, other text as text, anything else as bytes. */
-function bodyShape(bytes: Uint8Array, rewrite: (s: string) => string): unknown {
+/** JSON bodies compare as structure, other text as text, anything else as bytes; a large one by its digest. */
+function bodyShape(bytes: Uint8Array, rewrite: (s: string) => string, sha256?: string): unknown {
   if (bytes.byteLength === 0) return undefined;
+  if (bytes.byteLength > LARGE_BODY) return largeBodyShape(sha256 ?? sha256Of(bytes), bytes.byteLength);
   let text: string;
   try {
     text = rewrite(utf8.decode(bytes));
@@ -125,7 +141,7 @@ export function pathnameOf(path: string): string {
 /** Builds the comparable shape of a request; `rewrite` maps strings (the client's folders to placeholders). */
 export function shapeOf(req: ReplayRequest, options: MatchOptions, rewrite: (s: string) => string): RequestShape {
   const boundary = multipartBoundary(req.headers['content-type']);
-  const body = bodyShape(req.body, boundary ? (t) => rewrite(t).split(boundary).join('<boundary>') : rewrite);
+  const body = bodyShape(req.body, boundary ? (t) => rewrite(t).split(boundary).join('<boundary>') : rewrite, req.bodySha256);
   return shapeWith(req, body, options);
 }
 
@@ -177,8 +193,16 @@ function matchedHeaders(req: Omit<ReplayRequest, 'body'>, options: MatchOptions)
  */
 export function recordedShape(i: Interaction, options: MatchOptions): RequestShape {
   const body = i.request.body as Body | undefined;
+  if (body && 'omitted' in body) return shapeWith(i.request, largeBodyShape(body.omitted.sha256, body.omitted.bytes), options);
   const direct = !options.normalizeBody && !multipartBoundary(i.request.headers['content-type']);
-  if (direct && body && 'json' in body) return shapeWith(i.request, body.json, options);
+  if (direct && body && 'text' in body && body.text.length * 3 > LARGE_BODY)
+    return shapeOf({ ...i.request, body: decodeBody(body) }, options, (s) => s);
+  if (direct && body && 'json' in body) {
+    // A recorded JSON body is its bytes exactly (decision 0002): a large one is matched by their digest, as a live one is.
+    const text = JSON.stringify(body.json);
+    if (text.length <= LARGE_BODY / 3 || Buffer.byteLength(text) <= LARGE_BODY) return shapeWith(i.request, body.json, options);
+    return shapeWith(i.request, largeBodyShape(sha256Of(Buffer.from(text)), Buffer.byteLength(text)), options);
+  }
   if (direct && body && 'text' in body && body.text !== '' && body.text.isWellFormed())
     return shapeWith(i.request, textShape(body.text), options);
   return shapeOf({ ...i.request, body: decodeBody(body) }, options, (s) => s);

@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
@@ -5,22 +6,33 @@ import { sendableCloseCode, wireBytes } from '../cassette/index.js';
 import { declaresNoBody } from '../net/declares-no-body.js';
 import { splitAbsoluteForm } from '../net/request-target.js';
 import type { HttpAnswer, ReplayEngine } from './engine.js';
+import { LARGE_BODY } from './match-request.js';
 
 /** The largest request body the replay server reads (a recorded body over it could not be matched anyway). */
 export const MAX_REQUEST_BODY = 64 * 1024 * 1024;
 
-/** The request body, or undefined once it passes `limit` (reading stops there; nothing more is held). */
-async function readUpTo(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+/**
+ * The request body, or undefined once it passes `limit` (reading stops there;
+ * nothing more is held). A large body is hashed as its chunks come in, so
+ * matching it by digest (`LARGE_BODY`) costs no pass over it at the end.
+ */
+async function readUpTo(req: IncomingMessage, limit: number): Promise<{ body: Buffer; sha256?: string } | undefined> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
+  let hash: Hash | undefined;
   for await (const c of req) {
     size += (c as Buffer).byteLength;
     if (size > limit) return undefined;
     chunks.push(c as Buffer);
+    if (hash) hash.update(c as Buffer);
+    else if (size > LARGE_BODY) {
+      hash = createHash('sha256');
+      for (const earlier of chunks) hash.update(earlier);
+    }
   }
-  return Buffer.concat(chunks);
+  return { body: Buffer.concat(chunks), ...(hash ? { sha256: hash.digest('hex') } : {}) };
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -138,8 +150,9 @@ function answerWith(
   res: ServerResponse,
   body: Buffer,
   log: ((line: string) => void) | undefined,
+  bodySha256?: string,
 ): Promise<void> | undefined {
-  const answer = engine.handle({ method: req.method ?? 'GET', path: requestPath(req), headers: req.headers, body });
+  const answer = engine.handle({ method: req.method ?? 'GET', path: requestPath(req), headers: req.headers, body, bodySha256 });
   if (log)
     log(answer.kind === 'unmatched' ? answer.error.message : describeAnswer(req.method ?? 'GET', engine.pathForLog(live(req)), answer));
   return writeAnswer(answer, res);
@@ -147,15 +160,15 @@ function answerWith(
 
 async function readAndServe(engine: ReplayEngine, req: IncomingMessage, res: ServerResponse, log?: (line: string) => void): Promise<void> {
   const limit = engine.maxRequestBody ?? MAX_REQUEST_BODY;
-  const body = await readUpTo(req, limit);
-  if (body === undefined) {
+  const read = await readUpTo(req, limit);
+  if (read === undefined) {
     const message = `request body over ${limit} bytes: tapedeck replay does not read it (raise --max-request-body, or maxRequestBody, to replay larger uploads)`;
     log?.(`${req.method} ${engine.pathForLog(live(req))} → 413 ${message}`);
     res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
     res.end(JSON.stringify({ error: { code: 'tapedeck_body_too_large', message } }), () => req.socket.destroy());
     return;
   }
-  await answerWith(engine, req, res, body, log);
+  await answerWith(engine, req, res, read.body, log, read.sha256);
 }
 
 const handshakes = new WebSocketServer({ noServer: true });

@@ -1,6 +1,7 @@
+import type { Body } from '../cassette/index.js';
 import type { Entry, EntryInfo, NamedCassette, ReplayOptions } from './answer-types.js';
 import { CassetteClock } from './cassette-clock.js';
-import { isMutating, pathnameOf, recordedShape, shapeKey } from './match-request.js';
+import { isMutating, LARGE_BODY, pathnameOf, recordedShape, shapeKey } from './match-request.js';
 
 /**
  * The recorded interactions of a set, grouped by request shape. Opening a
@@ -17,6 +18,8 @@ export class RouteIndex {
     cassettes: readonly NamedCassette[],
     private readonly options: ReplayOptions,
   ) {
+    // Paths holding a large stored body are indexed now, before any client waits: hashing it takes a while.
+    const eager = new Set<string>();
     for (const [index, { name, cassette }] of cassettes.entries()) {
       const clock = new CassetteClock(cassette);
       for (const interaction of cassette.interactions) {
@@ -26,8 +29,10 @@ export class RouteIndex {
         const waiting = this.pending.get(route);
         if (waiting) waiting.push(entry);
         else this.pending.set(route, [entry]);
+        if (storedLarge(interaction.request.body)) eager.add(route);
       }
     }
+    for (const route of eager) this.indexRoute(route);
   }
 
   /** The entries recorded with this shape key, in recorded order; the path is indexed first. */
@@ -72,4 +77,12 @@ export class RouteIndex {
       else this.groups.set(key, [entry]);
     }
   }
+}
+
+/** A recorded body that may be over `LARGE_BODY` once decoded (a JSON one is measured only when its path is first asked). */
+function storedLarge(body: Body | undefined): boolean {
+  if (!body) return false;
+  if ('text' in body) return body.text.length * 3 > LARGE_BODY;
+  if ('base64' in body) return body.base64.length * 3 > LARGE_BODY * 4;
+  return false;
 }
