@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { ALWAYS_REDACTED_HEADERS, isRecord, type RedactionConfig, redactionConfigSchema } from './cassette/index.js';
+import { ALWAYS_REDACTED_HEADERS, backtrackingRisk, isRecord, type RedactionConfig, redactionConfigSchema } from './cassette/index.js';
 import { UsageError } from './errors.js';
 
 const CONFIG_NAME = 'tapedeck.config.json';
@@ -95,6 +95,8 @@ export async function loadRedactionConfig(file?: string): Promise<RedactionConfi
     } catch {
       throw new UsageError(`config ${where} redact.patterns: ${JSON.stringify(p)} is not a regular expression`);
     }
+    const unsafe = backtrackingRisk(p);
+    if (unsafe) throw new UsageError(`config ${where} redact.patterns: ${JSON.stringify(p)} ${unsafe}`);
     // A pattern that matches nothing at all matches everywhere: it would redact every string (and could not be undone).
     if (re.test(''))
       throw new UsageError(

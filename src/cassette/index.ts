@@ -20,7 +20,7 @@ export {
 } from './content-encoding.js';
 export { CassetteError, type CassetteErrorCode } from './errors.js';
 export { cassetteJsonSchema } from './json-schema.js';
-export { loadCassette, parseCassette, refuseTooDeep } from './load.js';
+export { loadCassette, MAX_CASSETTE_FILE, parseCassette, refuseTooBig, refuseTooDeep } from './load.js';
 export {
   currentFolders,
   folderRestorer,
@@ -45,6 +45,7 @@ export {
   redactionConfigSchema,
   redactionPlaceholder,
 } from './redaction/index.js';
+export { backtrackingRisk } from './redaction/pattern-safety.js';
 export { isSecretName } from './redaction/secret-names.js';
 export { GITLEAKS_VERSION } from './redaction/secret-rules.js';
 export {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { z } from 'zod';
 import { describeIssue, formatFieldPath, lineOfPath, parseLocatedYaml } from '../fs/located-yaml.js';
 import { MAX_JSON_DEPTH, tooDeepAt } from './body.js';
@@ -42,6 +42,25 @@ function validate(raw: Record<string, unknown>): ReturnType<typeof cassetteSchem
     list[i] = undefined;
   }
   return { success: true, data: { ...head.data, interactions } };
+}
+
+/** The largest cassette file read: about what one JavaScript string holds, and far past any recording's size. */
+export const MAX_CASSETTE_FILE = 512 * 1024 * 1024;
+
+/** Refuses a file over `MAX_CASSETTE_FILE` from its size alone, before a byte of it is read. */
+export function refuseTooBig(file: string): void {
+  let size: number;
+  try {
+    size = statSync(file).size;
+  } catch {
+    return; // the read that follows says why
+  }
+  if (size <= MAX_CASSETTE_FILE) return;
+  throw new CassetteError(
+    'cassette_too_big',
+    { file },
+    `is ${Math.round(size / 1048576)} MiB, over the ${MAX_CASSETTE_FILE / 1048576} MiB tapedeck reads; it is no cassette tapedeck wrote, or split the recording (a cassette per probe)`,
+  );
 }
 
 /**
@@ -101,6 +120,7 @@ export function parseCassette(text: string, file = '<cassette>'): Cassette {
 
 /** Reads, parses and validates a cassette file. */
 export async function loadCassette(file: string): Promise<Cassette> {
+  refuseTooBig(file);
   let text: string;
   try {
     // Read at once into a string, with no Buffer beside it: the parse that follows holds the event loop far longer

@@ -16,6 +16,7 @@ import {
   parseCassette,
   type RedactionConfig,
   type Redactor,
+  refuseTooBig,
   refuseTooDeep,
   unreadableCoding,
 } from '../cassette/index.js';
@@ -161,6 +162,7 @@ export async function scanForSecrets(
   const warnings: string[] = [];
   const files = (await Promise.all(paths.map(everyFile))).flat();
   for (const file of files) {
+    refuseTooBig(file);
     const bytes = await readFile(file);
     if (bytes.includes(0)) continue;
     const text = bytes.toString('utf8');

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -139,4 +140,33 @@ describe('a folder walk stays where it was sent', () => {
         expect(oneLine(result.stderr), command).toEqual([expect.stringMatching(/symbolic link loop|leads back to itself/)]);
       }
     });
+});
+
+describe('a redaction pattern that backtracks catastrophically', () => {
+  it('is refused when the config loads, in one line that says why, before any recording', async () => {
+    const dir = await tempDir();
+    const config = join(dir, 'tapedeck.config.json');
+    await writeFile(config, JSON.stringify({ redact: { patterns: ['ORD-\\d{8}', '(a+)+$'] } }));
+    const file = join(dir, 'c.yaml');
+    const result = await runBench(['proxy', '--target', 'http://127.0.0.1:9', '--cassette', file, '--config', config]);
+    expect(result.code).toBe(2);
+    expect(oneLine(result.stderr)).toEqual([expect.stringMatching(/redact\.patterns.*"\(a\+\)\+\$" nests one repetition inside another/)]);
+    expect(existsSync(`${file}.journal`)).toBe(false);
+  });
+});
+
+describe('a file over the size tapedeck reads', () => {
+  it('is refused from its size, before it is read: inspect, verify, scan', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'huge.yaml');
+    // A sparse file: 600 MiB long, nothing written.
+    await writeFile(file, '');
+    await truncate(file, 600 * 1024 * 1024);
+    cleanups.push(() => rm(file, { force: true }));
+    for (const command of ['inspect', 'verify', 'scan']) {
+      const result = await runBench([command, file]);
+      expect(result.code, command).toBe(2);
+      expect(oneLine(result.stderr), command).toEqual([expect.stringMatching(/huge\.yaml is 600 MiB, over the 512 MiB tapedeck reads/)]);
+    }
+  });
 });

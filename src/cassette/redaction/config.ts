@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Cassette, Interaction, SseItem, WsFrame } from '../schema.js';
 import type { InteractionVisitor } from '../visit.js';
 import { inScrubOrder } from './growing-secret-list.js';
+import { backtrackingRisk } from './pattern-safety.js';
 
 /** What to redact beyond the defaults, and what never to redact (`tapedeck.config.json` "redact"). */
 export const redactionConfigSchema = z.strictObject({
@@ -16,8 +17,14 @@ export const redactionConfigSchema = z.strictObject({
    * `{name}` is redacted everywhere. Adds to the built-in `DEFAULT_SECRET_ROUTES`.
    */
   paths: z.array(z.string().regex(/\{[A-Za-z0-9_.-]+\}/, 'a route with a {name} segment, like /v1/keys/{key}')).default([]),
-  /** More regular expressions; every match anywhere is a secret. */
-  patterns: z.array(z.string()).default([]),
+  /** More regular expressions; every match anywhere is a secret. One that can backtrack catastrophically is refused. */
+  patterns: z
+    .array(
+      z.string().refine((p) => backtrackingRisk(p) === undefined, {
+        error: (i) => `${JSON.stringify(i.input)} ${backtrackingRisk(String(i.input))}`,
+      }),
+    )
+    .default([]),
   /** Names (headers, query parameters, fields) never redacted, even when they look secret. */
   exempt: z.array(z.string()).default([]),
 });
