@@ -33,6 +33,7 @@ export {
   portablePass,
   restoreBody,
 } from './portable-paths.js';
+export { readCanonicalYaml } from './read-canonical-yaml.js';
 export {
   ALWAYS_REDACTED_HEADERS,
   DEFAULT_REDACTION,

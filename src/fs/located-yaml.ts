@@ -50,6 +50,42 @@ export function parseLocatedYaml(text: string): { value: unknown } | { fault: Ya
 
 /** The line of the deepest node along `path` that exists in the document. */
 export function lineOfPath(text: string, path: readonly PropertyKey[]): number | undefined {
+  // A cassette's interactions are items of a top-level list: the item alone is parsed, not a file of a million of them.
+  const item = typeof path[1] === 'number' ? listItemSpan(text, String(path[0]), path[1]) : undefined;
+  if (item) {
+    const within = lineInDocument(`    ${text.slice(item.start + 4, item.end)}`, path.slice(2));
+    return within === undefined ? item.line : item.line + within - 1;
+  }
+  return lineInDocument(text, path);
+}
+
+/**
+ * Where the `index`th item of a top-level list written as tapedeck writes it
+ * (`key:` then items `  - ` at two spaces) starts and ends, and its line;
+ * undefined for any other layout.
+ */
+function listItemSpan(text: string, key: string, index: number): { start: number; end: number; line: number } | undefined {
+  const head = text.startsWith(`${key}:\n`) ? 0 : text.indexOf(`\n${key}:\n`) + 1;
+  if (head <= 0 && !text.startsWith(`${key}:\n`)) return undefined;
+  let at = text.indexOf('\n', head) + 1;
+  for (let k = 0; at > 0 && at < text.length && text.startsWith('  - ', at); k++) {
+    let end = at;
+    do end = text.indexOf('\n', end) + 1;
+    while (end > 0 && end < text.length && text.startsWith('    ', end));
+    if (end <= 0) end = text.length;
+    if (k === index) return { start: at, end, line: lineAt(text, at) };
+    at = end;
+  }
+  return undefined;
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+function lineInDocument(text: string, path: readonly PropertyKey[]): number | undefined {
   const { doc, lineCounter } = parseYamlDocument(text);
   for (let n = path.length; n >= 0; n--) {
     const node = doc.getIn(path.slice(0, n) as unknown[], true) as { range?: [number, number, number] } | undefined;

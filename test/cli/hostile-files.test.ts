@@ -170,3 +170,34 @@ describe('a file over the size tapedeck reads', () => {
     }
   });
 });
+
+describe('junk refused early', () => {
+  it('a million null interactions are refused at the first, by line, in a few node start-ups rather than a parse of all', async () => {
+    const dir = await tempDir();
+    const junk = join(dir, 'nulls.yaml');
+    const head =
+      'version: 1\nmeta:\n  recorder: "x"\n  target: "http://127.0.0.1:1"\n  recordedAt: "2026-01-01T00:00:00.000Z"\ninteractions:\n';
+    await writeFile(junk, head + '  - null\n'.repeat(1_000_000));
+    const small = join(dir, 'small.yaml');
+    await writeFile(small, serializeCassette(plain()));
+    const timed = async (file: string) => {
+      const started = performance.now();
+      const result = await runBench(['inspect', file]);
+      return { result, ms: performance.now() - started };
+    };
+    const baseline = await timed(small);
+    expect(baseline.result.code).toBe(0);
+    for (const command of ['inspect', 'verify', 'scan']) {
+      const started = performance.now();
+      const result = await runBench([command, junk]);
+      const ms = performance.now() - started;
+      if (command === 'scan') expect(result.code).toBe(0);
+      else
+        expect(oneLine(result.stderr), command).toEqual([
+          expect.stringMatching(/nulls\.yaml:7 interactions\[0\]: expected object, received null/),
+        ]);
+      // A parse of the whole file took 40 times a small inspect (scan 80): now a few.
+      expect(ms / baseline.ms, command).toBeLessThan(12);
+    }
+  }, 120_000);
+});
