@@ -68,6 +68,7 @@ export {
   type Interaction,
   interactionSchema,
   metaSchema,
+  RECORDING_INTERRUPTED,
   type RecordedRequest,
   type RecordedResponse,
   type SseItem,
@@ -77,4 +78,4 @@ export {
   type WsFrame,
   type WsSession,
 } from './schema.js';
-export { payloadFromWire, payloadOf, payloadToWire, sendableCloseCode, type WsPayload, wireBytes } from './ws-frames.js';
+export { frameJson, payloadFromWire, payloadOf, payloadToWire, sendableCloseCode, type WsPayload, wireBytes } from './ws-frames.js';

@@ -80,6 +80,9 @@ export const wsSessionSchema = z.strictObject({
   error: z.string().optional(),
 });
 
+/** The error of a stream (and the message of a failure) that `bench recover` ends because the recorder died first. */
+export const RECORDING_INTERRUPTED = 'the recorder stopped before this exchange ended';
+
 export const requestSchema = z.strictObject({
   method: z.string().min(1),
   /** Path plus query string, exactly as the client sent it. */

@@ -1,4 +1,4 @@
-import { exactJson } from './body.js';
+import { exactJson, readJson } from './body.js';
 import type { WsFrame } from './schema.js';
 
 /** What a data frame carries, as a cassette stores it. */
@@ -36,3 +36,16 @@ export const sendableCloseCode = (code: number) => code >= 1000 && code < 5000 &
 /** The bytes of a WebSocket message, whichever form the library handed it over in. */
 export const wireBytes = (data: Buffer | ArrayBuffer | Buffer[]): Buffer =>
   Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+
+/**
+ * What a frame says as JSON, however it was stored: `json` when it was
+ * compact, and a `text` frame that parses as JSON too (a client that writes
+ * `{"a": 1}` with spaces, as Python's json.dumps does, is kept as text so
+ * replay sends its bytes back). Undefined for other text, binary and closes.
+ */
+export function frameJson(frame: WsFrame): unknown {
+  if (frame.json !== undefined) return frame.json;
+  if (frame.text === undefined) return undefined;
+  const c = frame.text.trimStart().charCodeAt(0);
+  return c === 123 /* { */ || c === 91 /* [ */ ? readJson(frame.text)?.json : undefined;
+}

@@ -6,6 +6,8 @@ export interface RuleViolation {
   rule: string;
   eventIndex: number;
   message: string;
+  /** Broken only because an event the rule waits for never came: on a trace cut short, it was not observed. */
+  awaits?: true | undefined;
 }
 
 /** A stretch of a stream a rule is checked over: the whole stream, or one turn. */
@@ -63,7 +65,7 @@ export function checkRule(
 
 function checkSegment(rule: Rule, events: readonly CheckedEvent[], seg: Segment): RuleViolation[] {
   const out: RuleViolation[] = [];
-  const v = (eventIndex: number, message: string) => out.push({ rule: rule.name, eventIndex, message });
+  const v = (eventIndex: number, message: string, awaits?: true) => out.push({ rule: rule.name, eventIndex, message, awaits });
   const { start, end } = seg;
   const at = (i: number) => events[i] as CheckedEvent;
   switch (rule.kind) {
@@ -83,7 +85,7 @@ function checkSegment(rule: Rule, events: readonly CheckedEvent[], seg: Segment)
       for (let i = start; i < end; i++) {
         if (sel.matches(at(i)) && ++count === 2) v(i, `a second ${at(i).type}; expected exactly one of ${rule.of.join(', ')}`);
       }
-      if (count === 0 && end > start) v(end - 1, `no ${rule.of.join(' or ')}; expected exactly one`);
+      if (count === 0 && end > start) v(end - 1, `no ${rule.of.join(' or ')}; expected exactly one`, true);
       break;
     }
     case 'atMostOne': {
@@ -105,7 +107,7 @@ function checkSegment(rule: Rule, events: readonly CheckedEvent[], seg: Segment)
           v(i, `${e.type} after the terminal ${at(seen).type}`);
         }
       }
-      if (seen === -1 && end > start) v(end - 1, `no terminal event (${rule.of.join(', ')})`);
+      if (seen === -1 && end > start) v(end - 1, `no terminal event (${rule.of.join(', ')})`, true);
       break;
     }
     case 'pairedBy': {
@@ -134,7 +136,7 @@ function checkSegment(rule: Rule, events: readonly CheckedEvent[], seg: Segment)
         }
       }
       for (const [key, i] of [...open].sort((a, b) => a[1] - b[1]))
-        v(i, `${rule.start} for ${rule.key}=${key} never ended (${rule.end.join(' or ')})`);
+        v(i, `${rule.start} for ${rule.key}=${key} never ended (${rule.end.join(' or ')})`, true);
       break;
     }
     case 'never': {
@@ -155,7 +157,7 @@ function checkSegment(rule: Rule, events: readonly CheckedEvent[], seg: Segment)
       let lastEvent = -1;
       for (let i = start; i < end; i++) if (ev.matches(at(i))) lastEvent = i;
       for (let i = Math.max(start, lastEvent + 1); i < end; i++) {
-        if (after.matches(at(i))) v(i, `${at(i).type} is never followed by ${rule.event}`);
+        if (after.matches(at(i))) v(i, `${at(i).type} is never followed by ${rule.event}`, true);
       }
       break;
     }

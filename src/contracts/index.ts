@@ -1,9 +1,11 @@
 export { findPack, registeredPacks, registerPacks } from './catalogue.js';
+export { checkEvents } from './check-events.js';
 export { checkRule, type RuleViolation, type Segment } from './check-rules.js';
 export { type MatcherEvents, toSatisfyContract } from './matcher.js';
 export type { Pack } from './pack.js';
 export { loadPack, type PackFile, PackFileError, packFileJsonSchema, readPackFile, resolvePackSync } from './pack-file.js';
 export { renderJunit, renderMarkdown, renderText, renderViolation } from './render.js';
+export type { CheckedCassette, RuleResult, VerifyReport, Violation, ViolationCode } from './report-types.js';
 export {
   assembles,
   atMostOne,
@@ -26,13 +28,4 @@ export {
 } from './rules.js';
 export type { CheckedEvent } from './selectors.js';
 export { eventType, frameType, itemType, streamsOf, type TurnStart } from './stream-events.js';
-export {
-  type CheckedCassette,
-  checkEvents,
-  choosePacks,
-  type VerifyReport,
-  type Violation,
-  type ViolationCode,
-  verifyCassette,
-  verifyPaths,
-} from './verify.js';
+export { choosePacks, verifyCassette, verifyPaths } from './verify.js';

@@ -1,10 +1,10 @@
 import { readJson } from '../cassette/index.js';
+import { checkEvents } from './check-events.js';
 import type { Pack } from './pack.js';
 import { resolvePackSync } from './pack-file.js';
 import { renderViolation } from './render.js';
 import type { CheckedEvent } from './selectors.js';
 import { eventType } from './stream-events.js';
-import { checkEvents } from './verify.js';
 
 /** Events as tests hold them: parsed SSE items (`{event, data}`), or bare type names. */
 export type MatcherEvents = readonly ({ event?: string | undefined; data?: unknown } | string)[];

@@ -1,5 +1,5 @@
 import { markdownTable, renderJunitXml } from '../report/index.js';
-import type { VerifyReport, Violation } from './verify.js';
+import type { VerifyReport, Violation } from './report-types.js';
 
 const paint = (on: boolean) => ({
   red: (s: string) => (on ? `\u001b[31m${s}\u001b[39m` : s),
@@ -22,11 +22,14 @@ export function renderText(report: VerifyReport, colour = false): string {
   const rules = new Set(report.cassettes.flatMap((x) => x.rules.map((r) => `${r.pack} ${r.rule}`))).size;
   const unchecked = report.cassettes.filter((x) => x.packs.length === 0).length;
   const lines = report.violations.map((v) => renderViolation(v, colour));
+  // Not judged, so not failures: each in one line, after the violations.
+  for (const v of report.notObserved)
+    lines.push(c.dim(`~ ${v.cassette} #${v.interaction} event ${v.eventIndex}: ${v.pack} ${v.rule}: ${v.message}`));
   for (const x of report.cassettes)
     for (const pick of x.chosen ?? []) lines.push(`${x.cassette}: names no pack; checked with ${pick.pack} (${pick.why})`);
   const verdict = report.violations.length === 0 ? c.green('no violations') : c.red(`${report.violations.length} violations`);
   lines.push(
-    `checked ${report.cassettes.length} cassettes, ${streams} streams, ${events} events against ${rules} rules: ${verdict}${unchecked ? ` (${unchecked} cassettes name no pack; use --pack)` : ''}`,
+    `checked ${report.cassettes.length} cassettes, ${streams} streams, ${events} events against ${rules} rules: ${verdict}${notObserved(report)}${unchecked ? ` (${unchecked} cassettes name no pack; use --pack)` : ''}`,
   );
   return lines.join('\n');
 }
@@ -58,7 +61,7 @@ export function renderJunit(report: VerifyReport): string {
 export function renderMarkdown(report: VerifyReport): string {
   const events = report.cassettes.reduce((n, x) => n + x.events, 0);
   const head = `## tapedeck verify: ${report.violations.length === 0 ? '✅ no violations' : `❌ ${report.violations.length} violations`}`;
-  const lines = [head, '', `${report.cassettes.length} cassettes, ${events} events checked.`];
+  const lines = [head, '', `${report.cassettes.length} cassettes, ${events} events checked${notObserved(report)}.`];
   if (report.violations.length > 0)
     lines.push(
       '',
@@ -68,4 +71,10 @@ export function renderMarkdown(report: VerifyReport): string {
       ),
     );
   return `${lines.join('\n')}\n`;
+}
+
+/** The count of rule checks left unjudged on streams cut short, for a summary line. */
+function notObserved(report: VerifyReport): string {
+  const n = report.notObserved.length;
+  return n === 0 ? '' : `, ${n} not observed (a stream the client closed or a stop cut ended before the event a rule waits for)`;
 }

@@ -21,6 +21,12 @@ const meta = {
   source: z.string(),
   scope: scopeSchema,
   by: scopeKeySchema.optional(),
+  /**
+   * A rule that waits for a later event is not judged on a stream the client
+   * closed (or a stop cut): it was not observed. Set this where a client
+   * closing early is itself the fault.
+   */
+  mustHoldAtClose: z.boolean().optional(),
 };
 
 /** Every rule kind. Rules are data: listed, printed and serialised as they are. */

@@ -1,4 +1,4 @@
-import { type Cassette, type Interaction, readJson, type SseItem, type WsFrame } from '../cassette/index.js';
+import { type Cassette, frameJson, type Interaction, readJson, type SseItem, type WsFrame } from '../cassette/index.js';
 import { lastAtOrBelow } from '../fs/sorted-search.js';
 import type { Segment } from './check-rules.js';
 import type { CheckedEvent } from './selectors.js';
@@ -53,8 +53,9 @@ export function itemType(item: SseItem, data?: unknown): string {
 export function frameType(f: WsFrame): string {
   const side = f.from === 'client' ? 'client:' : '';
   if (f.close) return ':close';
-  if (f.json && typeof f.json === 'object' && !Array.isArray(f.json)) {
-    const m = f.json as { method?: unknown };
+  const json = frameJson(f);
+  if (json && typeof json === 'object' && !Array.isArray(json)) {
+    const m = json as { method?: unknown };
     return `${side}${typeof m.method === 'string' ? m.method : 'response'}`;
   }
   return `${side}message`;
@@ -97,7 +98,7 @@ function parseStream(interaction: Interaction): ParsedStream | undefined {
   const stream = interaction.response?.stream;
   if (websocket) {
     // A WebSocket session is one stream of both sides' frames, checked as a whole (no turns).
-    const events = websocket.frames.map((f): CheckedEvent => ({ type: frameType(f), data: f.json ?? f.text ?? f.close }));
+    const events = websocket.frames.map((f): CheckedEvent => ({ type: frameType(f), data: frameJson(f) ?? f.text ?? f.close }));
     parsed = { events, positions: events.map((_, i) => i), after: [] };
   } else if (stream) {
     const n = stream.events.length;

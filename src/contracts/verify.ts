@@ -1,143 +1,14 @@
-import type { z } from 'zod';
-import { type Cassette, type Interaction, loadCassette } from '../cassette/index.js';
+import { type Cassette, type Interaction, loadCassette, RECORDING_INTERRUPTED } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { pickShard, type Shard } from '../fs/shard.js';
 import { registeredPacks } from './catalogue.js';
-import { checkRule, groupByScope, type ScopeGroups, type Segment } from './check-rules.js';
+import { checkEvents, type PayloadChecks } from './check-events.js';
 import type { Pack } from './pack.js';
 import { loadPack, resolvePackSync } from './pack-file.js';
+import type { CheckedCassette, RuleResult, VerifyReport } from './report-types.js';
 import type { CheckedEvent } from './selectors.js';
 import { type ParsedStream, parseStreams, type StreamUnderCheck, streamsOf } from './stream-events.js';
-
-export type ViolationCode = 'rule_broken' | 'payload_invalid' | 'unknown_event';
-
-/** One contract violation, as data; renderers turn it into text, JSON or JUnit. */
-export interface Violation {
-  code: ViolationCode;
-  pack: string;
-  rule: string;
-  cassette: string;
-  /** The seq of the interaction whose stream broke the rule. */
-  interaction: number;
-  /** Position of the offending event in that stream. */
-  eventIndex: number;
-  message: string;
-  /** The events around it, the offending one marked with `>`. */
-  excerpt: string[];
-}
-
-export interface CheckedCassette {
-  cassette: string;
-  packs: string[];
-  /** Packs chosen by the cassette's traffic (it named none), each with why. */
-  chosen?: { pack: string; why: string }[];
-  streams: number;
-  events: number;
-  /** Every (pack, rule) checked on this cassette, with its violations: one JUnit testcase each. */
-  rules: { pack: string; rule: string; violations: Violation[] }[];
-}
-
-export interface VerifyReport {
-  cassettes: CheckedCassette[];
-  violations: Violation[];
-}
-
-function excerpt(events: readonly CheckedEvent[], positions: readonly number[], index: number): string[] {
-  const from = Math.max(0, index - 2);
-  const to = Math.min(events.length, index + 3);
-  const lines: string[] = [];
-  for (let i = from; i < to; i++)
-    lines.push(`${i === index ? '>' : ' '} ${String(positions[i]).padStart(4)} ${(events[i] as CheckedEvent).type}`);
-  return lines;
-}
-
-/** `what.path: message` for the first issue of a failed payload check. */
-function firstIssue(what: string, error: z.ZodError): string {
-  const issue = error.issues[0];
-  const path = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') ?? '';
-  return `${what}${path}: ${issue?.message ?? 'invalid'}`;
-}
-
-/**
- * Payload checks made on one stream, by the pack that made them: packs that share their schemas (omnigent's stream
- * and native-tui packs) then check each event once, which is most of what a check of a long stream costs.
- */
-export type PayloadChecks = Map<readonly CheckedEvent[], { pack: Pack; violations: Violation[] }[]>;
-
-const sameSchemas = (a: Pack, b: Pack) => a.payloads === b.payloads && a.results === b.results && a.openVocabulary === b.openVocabulary;
-
-/** Checks events against one pack: payload schemas, then every rule over its scope. */
-export function checkEvents(
-  events: readonly CheckedEvent[],
-  pack: Pack,
-  where: { cassette: string; interaction: number; turns?: { start: number; end: number }[]; positions?: number[] },
-  done?: PayloadChecks,
-): { rule: string; violations: Violation[] }[] {
-  const positions = where.positions ?? events.map((_, i) => i);
-  const make = (code: ViolationCode, rule: string, index: number, message: string): Violation => ({
-    code,
-    pack: pack.name,
-    rule,
-    cassette: where.cassette,
-    interaction: where.interaction,
-    eventIndex: positions[index] ?? index,
-    message,
-    excerpt: excerpt(events, positions, index),
-  });
-  const results: { rule: string; violations: Violation[] }[] = [];
-  const earlier = done?.get(events)?.find((c) => sameSchemas(c.pack, pack));
-  if (earlier) results.push({ rule: 'payload-schema', violations: earlier.violations.map((v) => ({ ...v, pack: pack.name })) });
-  else if (Object.keys(pack.payloads).length > 0) {
-    const payloadViolations: Violation[] = [];
-    const unknown = new Set<string>();
-    // Client request id → method, so a response's result is checked against what it answers.
-    const asked = new Map<string, string>();
-    events.forEach((e, i) => {
-      if (e.type === ':comment') return;
-      if (pack.results) {
-        const m = e.data as { id?: unknown; method?: unknown; result?: unknown } | undefined;
-        if (e.type.startsWith('client:') && typeof m?.method === 'string' && m.id !== undefined) asked.set(JSON.stringify(m.id), m.method);
-        const answered = e.type === 'response' && m?.id !== undefined ? asked.get(JSON.stringify(m.id)) : undefined;
-        const schema = answered === undefined || !('result' in (m as object)) ? undefined : pack.results[answered];
-        const r = schema?.safeParse(m?.result);
-        if (r && !r.success)
-          payloadViolations.push(make('payload_invalid', 'payload-schema', i, firstIssue(`response to ${answered} result`, r.error)));
-      }
-      const schema = pack.payloads[e.type];
-      if (!schema) {
-        if (pack.openVocabulary) return;
-        if (!unknown.has(e.type))
-          payloadViolations.push(make('unknown_event', 'known-event-types', i, `unknown event type ${e.type}: not in ${pack.name}`));
-        unknown.add(e.type);
-        return;
-      }
-      const r = schema.safeParse(e.data);
-      if (!r.success) payloadViolations.push(make('payload_invalid', 'payload-schema', i, firstIssue(`${e.type} data`, r.error)));
-    });
-    results.push({ rule: 'payload-schema', violations: payloadViolations });
-    if (done) done.set(events, [...(done.get(events) ?? []), { pack, violations: payloadViolations }]);
-  }
-  const turns = where.turns ?? [{ start: 0, end: events.length }];
-  const whole = [{ start: 0, end: events.length }];
-  // Rules scoped by the same key share one pass that shares the events out.
-  const shared = new Map<string, ScopeGroups>();
-  const groupsFor = (by: string | undefined, seg: Segment) => {
-    if (by === undefined) return undefined;
-    const key = `${by}\0${seg.start}\0${seg.end}`;
-    let g = shared.get(key);
-    if (!g) shared.set(key, (g = groupByScope(events, seg, by)));
-    return g;
-  };
-  for (const rule of pack.rules) {
-    const segments = rule.scope === 'stream' ? whole : turns;
-    const violations = segments
-      .flatMap((seg) => checkRule(rule, events, seg, groupsFor(rule.by, seg)))
-      .map((v) => make('rule_broken', rule.name, v.eventIndex, v.message));
-    results.push({ rule: rule.name, violations });
-  }
-  return results;
-}
 
 /** Which event types of a stream a pack knows a payload schema for. */
 function vocabularyFit(pack: Pack, stream: StreamUnderCheck): { known: number; types: number } {
@@ -206,7 +77,7 @@ export function verifyCassette(cassette: Cassette, name: string, packRefs?: read
     events: 0,
     rules: [],
   };
-  const byRule = new Map<string, { pack: string; rule: string; violations: Violation[] }>();
+  const byRule = new Map<string, RuleResult>();
   const payloadChecks: PayloadChecks = new Map();
   for (const pack of packs) {
     // A chosen pack checks only the streams it was chosen for.
@@ -221,12 +92,14 @@ export function verifyCassette(cassette: Cassette, name: string, packRefs?: read
           interaction: stream.interaction.seq,
           turns: stream.turns,
           positions: stream.positions,
+          cutShort: cutShort(stream.interaction),
         },
         payloadChecks,
       )) {
         const key = `${pack.name} ${r.rule}`;
-        const entry = byRule.get(key) ?? { pack: pack.name, rule: r.rule, violations: [] };
+        const entry = byRule.get(key) ?? { pack: pack.name, rule: r.rule, violations: [], notObserved: [] };
         entry.violations.push(...r.violations);
+        entry.notObserved.push(...r.notObserved);
         byRule.set(key, entry);
       }
     }
@@ -253,7 +126,7 @@ export async function verifyPaths(
   if (all.length === 0) throw new UsageError(`no cassette (*.yaml) under ${paths.join(', ')}`);
   const files = pickShard(all, options.shard, (f) => f);
   // A matrix wider than the cassettes leaves a job nothing to check, which is no failure of the check.
-  if (files.length === 0) return { cassettes: [], violations: [] };
+  if (files.length === 0) return { cassettes: [], violations: [], notObserved: [] };
   const cassettes: CheckedCassette[] = [];
   for (const file of files) cassettes.push(verifyCassette(await loadCassette(file), file, packs));
   if (!options.allowEmpty && cassettes.every((c) => c.rules.length === 0)) {
@@ -261,5 +134,23 @@ export async function verifyPaths(
       `0 rules checked in ${files.length} cassettes: they name no pack (meta.packs) and no built-in pack fits their traffic; pass --pack NAME, or --allow-empty to accept an empty check`,
     );
   }
-  return { cassettes, violations: cassettes.flatMap((c) => c.rules.flatMap((r) => r.violations)) };
+  return {
+    cassettes,
+    violations: cassettes.flatMap((c) => c.rules.flatMap((r) => r.violations)),
+    notObserved: cassettes.flatMap((c) => c.rules.flatMap((r) => r.notObserved)),
+  };
 }
+
+/**
+ * Whether a stream ended before its server ended it: the client closed it,
+ * the recording proxy stopped, or the recorder died (`bench recover`). A
+ * stream the server ended, or one still open at a clean save, is whole.
+ */
+function cutShort(interaction: Interaction): boolean {
+  const live = interaction.response?.stream ?? interaction.response?.websocket;
+  if (!live) return false;
+  return live.end === 'client-closed' || live.end === 'proxy-closed' || (live.end === 'broken' && live.error === RECORDING_INTERRUPTED);
+}
+
+export { checkEvents, type PayloadChecks } from './check-events.js';
+export type { CheckedCassette, RuleResult, VerifyReport, Violation, ViolationCode } from './report-types.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Cassette, Interaction, SseItem, WsFrame } from '../cassette/index.js';
+import { type Cassette, frameJson, type Interaction, type SseItem, type WsFrame } from '../cassette/index.js';
 import { frameType, itemType, type Pack, resolvePackSync, verifyCassette } from '../contracts/index.js';
 import { FuzzError } from './errors.js';
 import { applyPayloadChange, describePayloadChange, payloadChanges } from './payload-changes.js';
@@ -150,8 +150,8 @@ function editableCopy(cassette: Cassette): Cassette {
   };
 }
 
-/** A server's JSON frame: the only kind of WebSocket frame the fuzzer edits (the client's are what replay matches). */
-const editableFrame = (f: WsFrame) => f.from === 'server' && typeof f.json === 'object' && f.json !== null;
+/** A server's JSON frame (stored compact or as text): the only kind the fuzzer edits (the client's are what replay matches). */
+const editableFrame = (f: WsFrame) => f.from === 'server' && ((json) => typeof json === 'object' && json !== null)(frameJson(f));
 
 /**
  * What the edits work on: an SSE stream's events, or a WebSocket session's
@@ -163,7 +163,7 @@ function itemsOf(interaction: Interaction): SseItem[] {
   if (stream) return stream.events;
   return (websocket?.frames ?? [])
     .filter(editableFrame)
-    .map((f) => ({ at: f.at, after: f.after, event: frameType(f), data: JSON.stringify(f.json) }));
+    .map((f) => ({ at: f.at, after: f.after, event: frameType(f), data: JSON.stringify(frameJson(f)) }));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type Body, type Cassette, type Interaction, readJson } from '../cassette/index.js';
+import { type Body, type Cassette, frameJson, type Interaction, readJson } from '../cassette/index.js';
 import { frameType, itemType } from '../contracts/index.js';
 
 export type MarkKind = 'request' | 'event' | 'client-frame' | 'server-frame' | 'end';
@@ -172,8 +172,8 @@ export function buildSection(name: string, cassette: Cassette): TimelineSection 
         index,
         label: `#${i.seq} frame ${index} from the ${frame.from}: ${type} at ${frame.at.toFixed(1)} ms`,
         payload: clip(
-          frame.json !== undefined
-            ? JSON.stringify(frame.json, null, 2)
+          frameJson(frame) !== undefined
+            ? JSON.stringify(frameJson(frame), null, 2)
             : (frame.text ?? (frame.close ? `close ${frame.close.code} ${frame.close.reason}` : `(base64) ${frame.base64}`)),
         ),
       });

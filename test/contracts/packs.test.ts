@@ -278,7 +278,11 @@ function cassetteOf(list: ({ event: string; data: string } | undefined)[]): Cass
 
 const report = (c: Cassette): VerifyReport => {
   const checked = verifyCassette(c, 'cassettes/x/deny.yaml');
-  return { cassettes: [checked], violations: checked.rules.flatMap((r) => r.violations) };
+  return {
+    cassettes: [checked],
+    violations: checked.rules.flatMap((r) => r.violations),
+    notObserved: checked.rules.flatMap((r) => r.notObserved),
+  };
 };
 
 describe('reports', () => {

@@ -1,5 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { CASSETTE_VERSION, type Cassette, type CassetteMeta, type Interaction, interactionSchema } from '../../cassette/index.js';
+import {
+  CASSETTE_VERSION,
+  type Cassette,
+  type CassetteMeta,
+  type Interaction,
+  interactionSchema,
+  RECORDING_INTERRUPTED,
+} from '../../cassette/index.js';
 import { describeIssue, formatFieldPath } from '../../fs/located-yaml.js';
 import { JournalError, type JournalRecord } from './format.js';
 
@@ -13,7 +20,7 @@ export interface Recovered {
   dropped: { line: number; reason: string }[];
 }
 
-const INTERRUPTED = 'the recorder stopped before this exchange ended';
+const INTERRUPTED = RECORDING_INTERRUPTED;
 
 /**
  * Folds a journal back into a cassette. A torn last line (the recorder killed

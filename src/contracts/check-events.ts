@@ -1,0 +1,124 @@
+import type { z } from 'zod';
+import { checkRule, groupByScope, type ScopeGroups, type Segment } from './check-rules.js';
+import type { Pack } from './pack.js';
+import type { RuleResult, Violation, ViolationCode } from './report-types.js';
+import type { CheckedEvent } from './selectors.js';
+
+function excerpt(events: readonly CheckedEvent[], positions: readonly number[], index: number): string[] {
+  const from = Math.max(0, index - 2);
+  const to = Math.min(events.length, index + 3);
+  const lines: string[] = [];
+  for (let i = from; i < to; i++)
+    lines.push(`${i === index ? '>' : ' '} ${String(positions[i]).padStart(4)} ${(events[i] as CheckedEvent).type}`);
+  return lines;
+}
+
+/** `what.path: message` for the first issue of a failed payload check. */
+function firstIssue(what: string, error: z.ZodError): string {
+  const issue = error.issues[0];
+  const path = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') ?? '';
+  return `${what}${path}: ${issue?.message ?? 'invalid'}`;
+}
+
+/**
+ * Payload checks made on one stream, by the pack that made them: packs that share their schemas (omnigent's stream
+ * and native-tui packs) then check each event once, which is most of what a check of a long stream costs.
+ */
+export type PayloadChecks = Map<readonly CheckedEvent[], { pack: Pack; violations: Violation[] }[]>;
+
+const sameSchemas = (a: Pack, b: Pack) => a.payloads === b.payloads && a.results === b.results && a.openVocabulary === b.openVocabulary;
+
+/** Checks events against one pack: payload schemas, then every rule over its scope. */
+export function checkEvents(
+  events: readonly CheckedEvent[],
+  pack: Pack,
+  where: { cassette: string; interaction: number; turns?: { start: number; end: number }[]; positions?: number[]; cutShort?: boolean },
+  done?: PayloadChecks,
+): Omit<RuleResult, 'pack'>[] {
+  const positions = where.positions ?? events.map((_, i) => i);
+  const make = (code: ViolationCode, rule: string, index: number, message: string): Violation => ({
+    code,
+    pack: pack.name,
+    rule,
+    cassette: where.cassette,
+    interaction: where.interaction,
+    eventIndex: positions[index] ?? index,
+    message,
+    excerpt: excerpt(events, positions, index),
+  });
+  const results: Omit<RuleResult, 'pack'>[] = [];
+  const earlier = done?.get(events)?.find((c) => sameSchemas(c.pack, pack));
+  if (earlier)
+    results.push({ rule: 'payload-schema', violations: earlier.violations.map((v) => ({ ...v, pack: pack.name })), notObserved: [] });
+  else if (Object.keys(pack.payloads).length > 0) {
+    const payloadViolations: Violation[] = [];
+    const unknown = new Set<string>();
+    // Client request id → method, so a response's result is checked against what it answers.
+    const asked = new Map<string, string>();
+    events.forEach((e, i) => {
+      if (e.type === ':comment') return;
+      if (pack.results) {
+        const m = e.data as { id?: unknown; method?: unknown; result?: unknown } | undefined;
+        if (e.type.startsWith('client:') && typeof m?.method === 'string' && m.id !== undefined) asked.set(JSON.stringify(m.id), m.method);
+        const answered = e.type === 'response' && m?.id !== undefined ? asked.get(JSON.stringify(m.id)) : undefined;
+        const schema = answered === undefined || !('result' in (m as object)) ? undefined : pack.results[answered];
+        const r = schema?.safeParse(m?.result);
+        if (r && !r.success)
+          payloadViolations.push(make('payload_invalid', 'payload-schema', i, firstIssue(`response to ${answered} result`, r.error)));
+      }
+      const schema = pack.payloads[e.type];
+      if (!schema) {
+        if (pack.openVocabulary) return;
+        if (!unknown.has(e.type))
+          payloadViolations.push(make('unknown_event', 'known-event-types', i, `unknown event type ${e.type}: not in ${pack.name}`));
+        unknown.add(e.type);
+        return;
+      }
+      const r = schema.safeParse(e.data);
+      if (!r.success) payloadViolations.push(make('payload_invalid', 'payload-schema', i, firstIssue(`${e.type} data`, r.error)));
+    });
+    results.push({ rule: 'payload-schema', violations: payloadViolations, notObserved: [] });
+    if (done) done.set(events, [...(done.get(events) ?? []), { pack, violations: payloadViolations }]);
+  }
+  results.push(...checkPackRules(events, pack, where, make));
+  return results;
+}
+
+/**
+ * Every rule of a pack over its segments. On a stream cut short (the client
+ * closed it, a stop cut it), a rule broken only because the event it waits
+ * for never came, in the segment the stream ends in, was not observed: the
+ * weak reading of "eventually" on a finite trace, unless the rule says
+ * `mustHoldAtClose`.
+ */
+function checkPackRules(
+  events: readonly CheckedEvent[],
+  pack: Pack,
+  where: { turns?: Segment[]; cutShort?: boolean },
+  make: (code: ViolationCode, rule: string, index: number, message: string) => Violation,
+): Omit<RuleResult, 'pack'>[] {
+  const turns = where.turns ?? [{ start: 0, end: events.length }];
+  const whole = [{ start: 0, end: events.length }];
+  // Rules scoped by the same key share one pass that shares the events out.
+  const shared = new Map<string, ScopeGroups>();
+  const groupsFor = (by: string | undefined, seg: Segment) => {
+    if (by === undefined) return undefined;
+    const key = `${by}\0${seg.start}\0${seg.end}`;
+    let g = shared.get(key);
+    if (!g) shared.set(key, (g = groupByScope(events, seg, by)));
+    return g;
+  };
+  return pack.rules.map((rule) => {
+    const result: Omit<RuleResult, 'pack'> = { rule: rule.name, violations: [], notObserved: [] };
+    for (const seg of rule.scope === 'stream' ? whole : turns)
+      for (const v of checkRule(rule, events, seg, groupsFor(rule.by, seg))) {
+        const unseen = v.awaits && where.cutShort && !rule.mustHoldAtClose && seg.end === events.length;
+        if (unseen)
+          result.notObserved.push(
+            make('not_observed', rule.name, v.eventIndex, `not observed: ${v.message}, but the stream was cut short`),
+          );
+        else result.violations.push(make('rule_broken', rule.name, v.eventIndex, v.message));
+      }
+    return result;
+  });
+}

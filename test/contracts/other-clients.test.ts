@@ -1,0 +1,104 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type Cassette, type Interaction, loadCassette, serializeCassette, type WsFrame } from '../../src/cassette/index.js';
+import { findPack, verifyCassette } from '../../src/contracts/index.js';
+import '../../src/families/index.js';
+import { runBench } from '../helpers/cli.js';
+
+const COMMITTED = new URL('../../cassettes/', import.meta.url).pathname;
+
+/** JSON as Python's `json.dumps` writes it by default: a space after each `,` and `:` (omnigent's transports do). */
+function pythonDumps(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(pythonDumps).join(', ')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${JSON.stringify(k)}: ${pythonDumps(v)}`)
+      .join(', ')}}`;
+  return JSON.stringify(value);
+}
+
+/** Every client frame of the cassette's sessions as Python would have sent it: kept as `text`, as the recorder keeps it. */
+function fromPython(cassette: Cassette): Cassette {
+  const frame = (f: WsFrame): WsFrame => {
+    if (f.from !== 'client' || f.json === undefined) return f;
+    const { json, ...rest } = f;
+    return { ...rest, text: pythonDumps(json) };
+  };
+  const interactions = cassette.interactions.map((i): Interaction => {
+    const ws = i.response?.websocket;
+    return ws && i.response ? { ...i, response: { ...i.response, websocket: { ...ws, frames: ws.frames.map(frame) } } } : i;
+  });
+  return { ...cassette, interactions };
+}
+
+async function verifyFile(cassette: Cassette, name: string, ...flags: string[]) {
+  const file = join(await mkdtemp(join(tmpdir(), 'tapedeck-clients-')), name);
+  await writeFile(file, serializeCassette(cassette));
+  return runBench(['verify', file, ...flags]);
+}
+
+describe('contracts read what a client sent, not how it was stored', () => {
+  it('a codex session whose client writes JSON with spaces verifies clean, as the compact one does', async () => {
+    const original = await loadCassette(join(COMMITTED, 'codex-app-server', 'text_turn.yaml'));
+    const python = fromPython(original);
+    const frames = python.interactions.flatMap((i) => i.response?.websocket?.frames ?? []);
+    expect(frames.some((f) => f.from === 'client' && f.text?.includes('": '))).toBe(true);
+    const result = await verifyFile(python, 'python-client.yaml');
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toMatch(/no violations/);
+  }, 60_000);
+
+  it('and still fails one that truly breaks a rule: turn/started with no turn/start before it', async () => {
+    const python = fromPython(await loadCassette(join(COMMITTED, 'codex-app-server', 'text_turn.yaml')));
+    const broken = python.interactions.map((i): Interaction => {
+      const ws = i.response?.websocket;
+      if (!ws || !i.response) return i;
+      const frames = ws.frames.filter((f) => !(f.from === 'client' && f.text?.includes('"method": "turn/start"')));
+      return { ...i, response: { ...i.response, websocket: { ...ws, frames } } };
+    });
+    const result = await verifyFile({ ...python, interactions: broken }, 'no-turn-start.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/codex\/app-server turn-started-after-start/);
+  }, 60_000);
+});
+
+describe('a stream the client closed early', () => {
+  /** The opencode session's event stream with everything from its settling status on cut off: no session.idle after the text. */
+  async function unsettled(end: 'client-closed' | 'server-closed'): Promise<Cassette> {
+    const cassette = await loadCassette(join(COMMITTED, 'opencode-serve', 'text_turn.yaml'));
+    const interactions = cassette.interactions.map((i): Interaction => {
+      const stream = i.response?.stream;
+      if (!stream || !i.response) return i;
+      const settle = stream.events.findIndex((e) => e.data?.includes('"status":{"type":"idle"}'));
+      expect(settle).toBeGreaterThan(0);
+      return { ...i, response: { ...i.response, stream: { events: stream.events.slice(0, settle), end } } };
+    });
+    return { ...cassette, interactions };
+  }
+
+  it('leaves a rule that waits for a later event not observed: counted apart, never a failure', async () => {
+    const result = await verifyFile(await unsettled('client-closed'), 'client-closed.yaml');
+    expect(result.code, result.stdout).toBe(0);
+    expect(result.stdout).toMatch(/~ .*opencode\/events text-settles-in-idle: not observed: .* never followed by session\.idle/);
+    expect(result.stdout).toMatch(/no violations, \d+ not observed/);
+  }, 60_000);
+
+  it('judges the same events as broken when the server ended the stream', async () => {
+    const result = await verifyFile(await unsettled('server-closed'), 'server-closed.yaml');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/✗ .*opencode\/events text-settles-in-idle: .* never followed by session\.idle/);
+  }, 60_000);
+
+  it('judges them as broken too where the pack says a rule must hold at the close', async () => {
+    const pack = findPack('opencode/events');
+    expect(pack).toBeDefined();
+    if (!pack) return;
+    const strict = { ...pack, rules: pack.rules.map((r) => ({ ...r, mustHoldAtClose: true })) };
+    const checked = verifyCassette(await unsettled('client-closed'), 'client-closed.yaml', [strict]);
+    const settles = checked.rules.find((r) => r.rule === 'text-settles-in-idle');
+    expect(settles?.violations.length).toBeGreaterThan(0);
+    expect(settles?.notObserved).toEqual([]);
+  });
+});
