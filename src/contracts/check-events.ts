@@ -1,8 +1,9 @@
 import type { z } from 'zod';
-import { checkRule, groupByScope, type ScopeGroups, type Segment } from './check-rules.js';
+import { checkRule, groupByScope, type RuleViolation, type ScopeGroups, type Segment } from './check-rules.js';
 import type { Pack } from './pack.js';
 import type { RuleResult, Violation, ViolationCode } from './report-types.js';
-import type { CheckedEvent } from './selectors.js';
+import type { Rule } from './rules.js';
+import { type CheckedEvent, valueAtAny } from './selectors.js';
 
 function excerpt(events: readonly CheckedEvent[], positions: readonly number[], index: number): string[] {
   const from = Math.max(0, index - 2);
@@ -32,7 +33,7 @@ const sameSchemas = (a: Pack, b: Pack) => a.payloads === b.payloads && a.results
 export function checkEvents(
   events: readonly CheckedEvent[],
   pack: Pack,
-  where: { cassette: string; interaction: number; turns?: { start: number; end: number }[]; positions?: number[]; cutShort?: boolean },
+  where: { cassette: string; interaction: number; turns?: Segment[]; positions?: number[] } & Window,
   done?: PayloadChecks,
 ): Omit<RuleResult, 'pack'>[] {
   const positions = where.positions ?? events.map((_, i) => i);
@@ -84,17 +85,26 @@ export function checkEvents(
   return results;
 }
 
+/** How much of the server's history a recorded stream shows: a window may open late and close early. */
+export interface Window {
+  /** The stream ended before its server ended it (the client closed it, a stop cut it). */
+  cutShort?: boolean;
+  /** Whether the recording named this key (a session id) before the stream opened: its earlier events were not watched. */
+  namedBefore?: ((key: string) => boolean) | undefined;
+}
+
 /**
- * Every rule of a pack over its segments. On a stream cut short (the client
- * closed it, a stop cut it), a rule broken only because the event it waits
- * for never came, in the segment the stream ends in, was not observed: the
- * weak reading of "eventually" on a finite trace, unless the rule says
- * `mustHoldAtClose`.
+ * Every rule of a pack over its segments. A stream is a window on the
+ * server's history, and a rule broken only for want of an event outside it
+ * was not observed: one the rule waits for, in the segment a stream cut short
+ * ends in (the weak reading of "eventually" on a finite trace, unless the
+ * rule says `mustHoldAtClose`), or an earlier one, for a key the recording
+ * named before the stream opened.
  */
 function checkPackRules(
   events: readonly CheckedEvent[],
   pack: Pack,
-  where: { turns?: Segment[]; cutShort?: boolean },
+  where: { turns?: Segment[] } & Window,
   make: (code: ViolationCode, rule: string, index: number, message: string) => Violation,
 ): Omit<RuleResult, 'pack'>[] {
   const turns = where.turns ?? [{ start: 0, end: events.length }];
@@ -112,13 +122,18 @@ function checkPackRules(
     const result: Omit<RuleResult, 'pack'> = { rule: rule.name, violations: [], notObserved: [] };
     for (const seg of rule.scope === 'stream' ? whole : turns)
       for (const v of checkRule(rule, events, seg, groupsFor(rule.by, seg))) {
-        const unseen = v.awaits && where.cutShort && !rule.mustHoldAtClose && seg.end === events.length;
-        if (unseen)
-          result.notObserved.push(
-            make('not_observed', rule.name, v.eventIndex, `not observed: ${v.message}, but the stream was cut short`),
-          );
+        const unseen = outsideWindow(v, rule, events, seg, where);
+        if (unseen) result.notObserved.push(make('not_observed', rule.name, v.eventIndex, `not observed: ${v.message}, but ${unseen}`));
         else result.violations.push(make('rule_broken', rule.name, v.eventIndex, v.message));
       }
     return result;
   });
+}
+
+/** Why a violation lies outside what the stream could show, or undefined when it is a violation. */
+function outsideWindow(v: RuleViolation, rule: Rule, events: readonly CheckedEvent[], seg: Segment, where: Window): string | undefined {
+  if (v.needs === 'later' && where.cutShort && !rule.mustHoldAtClose && seg.end === events.length) return 'the stream was cut short';
+  if (v.needs !== 'earlier' || rule.by === undefined || !where.namedBefore) return undefined;
+  const key = valueAtAny(events[v.eventIndex]?.data, rule.by.split('|'));
+  return key !== undefined && key !== null && where.namedBefore(String(key)) ? `the stream opened after ${key} began` : undefined;
 }

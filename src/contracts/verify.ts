@@ -93,6 +93,7 @@ export function verifyCassette(cassette: Cassette, name: string, packRefs?: read
           turns: stream.turns,
           positions: stream.positions,
           cutShort: cutShort(stream.interaction),
+          namedBefore: namedBefore(cassette, stream.interaction),
         },
         payloadChecks,
       )) {
@@ -154,3 +155,14 @@ function cutShort(interaction: Interaction): boolean {
 
 export { checkEvents, type PayloadChecks } from './check-events.js';
 export type { CheckedCassette, RuleResult, VerifyReport, Violation, ViolationCode } from './report-types.js';
+
+/**
+ * For an SSE stream, whether a request before it named a key (a session's id in its path): the stream is a
+ * subscription that opened on a session already under way, and its earlier events are not in it. A WebSocket
+ * session is the whole conversation, both sides: nothing before it.
+ */
+function namedBefore(cassette: Cassette, stream: Interaction): ((key: string) => boolean) | undefined {
+  if (!stream.response?.stream) return undefined;
+  const paths = cassette.interactions.filter((i) => i.seq < stream.seq).map((i) => i.request.path);
+  return (key) => key.length >= 6 && paths.some((p) => p.includes(key));
+}

@@ -143,8 +143,8 @@ export async function benchProxyUnderWrapper(target: string, name: string, clean
 }
 
 /** `bench replay --quiet` of `file` as a process, stopped by `cleanups` at the test's end. */
-export async function benchReplayOf(file: string, cleanups: (() => Promise<unknown>)[]): Promise<LongRunning> {
-  const replay = await startBench(['replay', '--quiet', file]);
+export async function benchReplayOf(file: string, cleanups: (() => Promise<unknown>)[], flags: string[] = []): Promise<LongRunning> {
+  const replay = await startBench(['replay', '--quiet', ...flags, file]);
   cleanups.push(async () => {
     replay.child.kill('SIGTERM');
     await replay.exit();

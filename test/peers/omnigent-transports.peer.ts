@@ -13,9 +13,10 @@ import { benchProxyUnderWrapper, benchReplayOf, runBench } from '../helpers/cli.
 
 /**
  * omnigent 0.19.1's own native-server transports, the Python clients its codex-native and opencode-native
- * harnesses drive the real servers with: a turn, an interrupt and a second turn, against the real server, through
- * `bench proxy` under a wrapper, and against `bench replay` of that recording. The client's view is the same every
- * time, three rounds over. (The in-process undici and MSW doors serve Node clients; these clients are Python.)
+ * harnesses drive the real servers with: a turn, an interrupt, (opencode) a restart mid-turn with a second session
+ * beside it, and a second turn, against the real server, through `bench proxy` under a wrapper, and against `bench
+ * replay` of that recording, instant and realtime. The client's view is the same every time, three rounds over, and
+ * each recording verifies clean. (The in-process undici and MSW doors serve Node clients; these clients are Python.)
  */
 
 const run = promisify(execFile);
@@ -106,11 +107,16 @@ describe.each(FAMILIES)("omnigent's own $name transport", (family) => {
       if (family.password.length > 0) expect(text).not.toContain(PASSWORD);
       expect((await runBench(['scan', proxy.file])).code).toBe(0);
       // Another password on replay: the recording holds none, and the replayer redacts the live one the same way.
-      const replay = await benchReplayOf(proxy.file, cleanups);
+      // The recording of another client's traffic keeps every contract its family's packs state.
+      const verified = await runBench(['verify', proxy.file]);
+      expect(verified.code, verified.stdout).toBe(0);
       const password = family.password.length > 0 ? ['another-password'] : [];
-      expect(await flow(replay.url, password), `round ${round}, from bench replay`).toEqual(reference);
-      replay.child.kill('SIGTERM');
-      await replay.exit();
+      for (const timing of ['instant', 'realtime']) {
+        const replay = await benchReplayOf(proxy.file, cleanups, ['--timing', timing]);
+        expect(await flow(replay.url, password), `round ${round}, from bench replay --timing ${timing}`).toEqual(reference);
+        replay.child.kill('SIGTERM');
+        await replay.exit();
+      }
       if (family.name === 'codex') expectFramesInOrder(text, reference);
     }
   });

@@ -1,6 +1,6 @@
 """omnigent 0.19.1's own opencode transport (OpenCodeHttpTransport over its OpenCodeClient, what its opencode-native
-harness injects turns with and its forwarder listens on) driving a turn, an interrupt and a second turn against an
-opencode server.
+harness injects turns with and its forwarder listens on) driving a turn, an interrupt, a restart mid-turn with a
+second session beside it, and a second turn against an opencode server.
 
     python omnigent_opencode_transport.py BASE_URL WORKSPACE [PASSWORD]
 
@@ -90,31 +90,80 @@ async def turn(transport: OpenCodeHttpTransport, listener: Listener, step: str, 
     return {**out, "aborted": aborted} if interrupt else out
 
 
+async def pump(transport: OpenCodeHttpTransport, listener: Listener, connected: asyncio.Event) -> None:
+    """The session's event stream into its listener, as the forwarder reads it."""
+    events = transport.events(listener.session_id)
+    connected.set()
+    async for event in events:
+        listener.take(event.type, dict(event.payload))
+
+
+async def listening(transport: OpenCodeHttpTransport, listener: Listener) -> asyncio.Task:
+    connected = asyncio.Event()
+    task = asyncio.create_task(pump(transport, listener, connected))
+    await connected.wait()
+    # The forwarder is on the stream before anything is sent, as the runner starts it.
+    await asyncio.sleep(0.2)
+    return task
+
+
+def forwarded(listener: Listener, since: int = 0) -> list[str]:
+    return sorted({t for t in listener.types[since:] if t in FORWARDER_TYPES})
+
+
+async def restart_beside(transport: OpenCodeHttpTransport, listener: Listener, fresh_transport, workspace: str) -> dict:
+    """A second session's turn beside the first's long one; mid-turn the harness restarts (a new transport resumes the
+    session and listens again) and stops the turn through it. Both sessions must settle."""
+    beside_id = await transport.create_or_resume_session(NativeLaunchConfig(omnigent_session_id="conv_tapedeck_beside", workspace=workspace))
+    beside = Listener(beside_id)
+    beside_task = await listening(transport, beside)
+    beside_done = beside.wait_for(idle)
+    first_text = listener.wait_for(assistant_delta)
+    await transport.send_prompt(listener.session_id, NativePrompt(text="Write a long essay about computing."))
+    await transport.send_prompt(beside_id, NativePrompt(text="Reply with exactly the literal string OPENCODE_BESIDE and nothing else."))
+    try:
+        await asyncio.wait_for(first_text, TURN_TIMEOUT_S)
+        fresh = fresh_transport()
+        resumed = await fresh.create_or_resume_session(NativeLaunchConfig(omnigent_session_id="conv_tapedeck_check", workspace=workspace))
+        relistened = Listener(resumed)
+        task = await listening(fresh, relistened)
+        done = relistened.wait_for(idle)
+        aborted = await fresh.abort(resumed)
+        await asyncio.wait_for(done, TURN_TIMEOUT_S)
+        await asyncio.wait_for(beside_done, TURN_TIMEOUT_S)
+    except TimeoutError:
+        raise SystemExit(f"restart: a session did not go idle within {TURN_TIMEOUT_S} s; events: {listener.types}, beside: {beside.types}")
+    finally:
+        beside_task.cancel()
+    task.cancel()
+    return {
+        "resumed_same_session": resumed == listener.session_id,
+        "aborted": aborted,
+        "after_restart": forwarded(relistened),
+        "errors": relistened.errors,
+        "beside": forwarded(beside),
+        "beside_errors": beside.errors,
+    }
+
+
 async def main(base_url: str, workspace: str, password: str | None) -> None:
-    transport = OpenCodeHttpTransport(
-        client_factory=lambda: client_for_state(base_url=base_url, auth_secret=password, directory=workspace),
-        directory=workspace,
-    )
+    def fresh_transport() -> OpenCodeHttpTransport:
+        return OpenCodeHttpTransport(
+            client_factory=lambda: client_for_state(base_url=base_url, auth_secret=password, directory=workspace),
+            directory=workspace,
+        )
+
+    transport = fresh_transport()
     session_id = await transport.create_or_resume_session(
         NativeLaunchConfig(omnigent_session_id="conv_tapedeck_check", workspace=workspace)
     )
     listener = Listener(session_id)
-    connected = asyncio.Event()
-
-    async def listen() -> None:
-        events = transport.events(session_id)
-        connected.set()
-        async for event in events:
-            listener.take(event.type, dict(event.payload))
-
-    task = asyncio.create_task(listen())
-    await connected.wait()
-    # The forwarder is on the stream before anything is sent, as the runner starts it.
-    await asyncio.sleep(0.2)
+    task = await listening(transport, listener)
     try:
         result = {
             "first": await turn(transport, listener, "first", "Reply with exactly the literal string OPENCODE_OK and nothing else."),
             "interrupted": await turn(transport, listener, "interrupted", "Write a long essay about computing.", interrupt=True),
+            "restart": await restart_beside(transport, listener, fresh_transport, workspace),
             "second": await turn(transport, listener, "second", "Reply with exactly the literal string OPENCODE_AGAIN and nothing else."),
         }
         history = await transport.list_history(session_id)
