@@ -91,6 +91,11 @@ export interface Window {
   cutShort?: boolean;
   /** Whether the recording named this key (a session id) before the stream opened: its earlier events were not watched. */
   namedBefore?: ((key: string) => boolean) | undefined;
+  /**
+   * Whether another stream or connection of the recording carried an event matching `selector` for this key before
+   * the event at `eventIndex`: a client that sends `turn/start` on one connection and hears `turn/started` on another.
+   */
+  seenElsewhere?: ((selector: string, byPaths: readonly string[], key: unknown, eventIndex: number) => boolean) | undefined;
 }
 
 /**
@@ -122,6 +127,7 @@ function checkPackRules(
     const result: Omit<RuleResult, 'pack'> = { rule: rule.name, violations: [], notObserved: [] };
     for (const seg of rule.scope === 'stream' ? whole : turns)
       for (const v of checkRule(rule, events, seg, groupsFor(rule.by, seg))) {
+        if (heldElsewhere(v, rule, events, where)) continue;
         const unseen = outsideWindow(v, rule, events, seg, where);
         if (unseen) result.notObserved.push(make('not_observed', rule.name, v.eventIndex, `not observed: ${v.message}, but ${unseen}`));
         else result.violations.push(make('rule_broken', rule.name, v.eventIndex, v.message));
@@ -136,4 +142,13 @@ function outsideWindow(v: RuleViolation, rule: Rule, events: readonly CheckedEve
   if (v.needs !== 'earlier' || rule.by === undefined || !where.namedBefore) return undefined;
   const key = valueAtAny(events[v.eventIndex]?.data, rule.by.split('|'));
   return key !== undefined && key !== null && where.namedBefore(String(key)) ? `the stream opened after ${key} began` : undefined;
+}
+
+/** A rule that needs an earlier event, which the recording holds on another of the client's connections: it holds. */
+function heldElsewhere(v: RuleViolation, rule: Rule, events: readonly CheckedEvent[], where: Window): boolean {
+  const needed = rule.kind === 'precedes' ? rule.earlier : rule.kind === 'pairedBy' ? rule.start : undefined;
+  if (v.needs !== 'earlier' || needed === undefined || rule.by === undefined || !where.seenElsewhere) return false;
+  const paths = rule.by.split('|');
+  const key = valueAtAny(events[v.eventIndex]?.data, paths);
+  return key !== undefined && key !== null && where.seenElsewhere(needed, paths, key, v.eventIndex);
 }

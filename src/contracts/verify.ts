@@ -3,11 +3,11 @@ import { UsageError } from '../errors.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { pickShard, type Shard } from '../fs/shard.js';
 import { registeredPacks } from './catalogue.js';
-import { checkEvents, type PayloadChecks } from './check-events.js';
+import { checkEvents, type PayloadChecks, type Window } from './check-events.js';
 import type { Pack } from './pack.js';
 import { loadPack, resolvePackSync } from './pack-file.js';
 import type { CheckedCassette, RuleResult, VerifyReport } from './report-types.js';
-import type { CheckedEvent } from './selectors.js';
+import { type CheckedEvent, compileSelector, valueAtAny } from './selectors.js';
 import { type ParsedStream, parseStreams, type StreamUnderCheck, streamsOf } from './stream-events.js';
 
 /** Which event types of a stream a pack knows a payload schema for. */
@@ -94,6 +94,7 @@ export function verifyCassette(cassette: Cassette, name: string, packRefs?: read
           positions: stream.positions,
           cutShort: cutShort(stream.interaction),
           namedBefore: namedBefore(cassette, stream.interaction),
+          seenElsewhere: seenElsewhere(parsed, stream),
         },
         payloadChecks,
       )) {
@@ -165,4 +166,27 @@ function namedBefore(cassette: Cassette, stream: Interaction): ((key: string) =>
   if (!stream.response?.stream) return undefined;
   const paths = cassette.interactions.filter((i) => i.seq < stream.seq).map((i) => i.request.path);
   return (key) => key.length >= 6 && paths.some((p) => p.includes(key));
+}
+
+/** When (recorded ms) a stream's event at `position` came: its SSE item's or frame's own time. */
+function timeAt(interaction: Interaction, position: number): number {
+  const response = interaction.response;
+  return (response?.stream?.events[position] ?? response?.websocket?.frames[position])?.at ?? Number.POSITIVE_INFINITY;
+}
+
+/** `Window.seenElsewhere` for one stream: the other streams of its cassette, searched up to the time of the event. */
+function seenElsewhere(parsed: Map<Interaction, ParsedStream>, stream: StreamUnderCheck): NonNullable<Window['seenElsewhere']> {
+  return (selector, byPaths, key, eventIndex) => {
+    const before = timeAt(stream.interaction, stream.positions[eventIndex] ?? eventIndex);
+    const wanted = compileSelector(selector);
+    for (const [interaction, other] of parsed) {
+      if (interaction === stream.interaction) continue;
+      for (let k = 0; k < other.events.length; k++) {
+        if (timeAt(interaction, other.positions[k] ?? k) >= before) break;
+        const e = other.events[k] as CheckedEvent;
+        if (wanted.matches(e) && valueAtAny(e.data, byPaths) === key) return true;
+      }
+    }
+    return false;
+  };
 }

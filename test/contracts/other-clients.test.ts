@@ -106,7 +106,7 @@ describe('a stream the client closed early', () => {
 describe('a stream the client opened late', () => {
   /**
    * The session's event stream as a second subscriber got it: opened after the prompt was posted, its first events
-   * (the busy status) already gone by. `after` the prompt (seq 3) when the prompt came first, else first of all.
+   * (its status events) already gone by. `after` the prompt (seq 3) when the prompt came first, else first of all.
    */
   async function joinedLate(prompted: boolean): Promise<Cassette> {
     const cassette = await loadCassette(join(COMMITTED, 'opencode-serve', 'text_turn.yaml'));
@@ -114,8 +114,8 @@ describe('a stream the client opened late', () => {
     const events = stream?.response?.stream?.events ?? [];
     const busy = events.findIndex((e) => e.data?.includes('"status":{"type":"busy"}'));
     expect(busy).toBeGreaterThan(0);
-    // Opened after the busy statuses went by (the turn's second one repeats the first, as opencode sends it).
-    const after = events.slice(busy + 1).filter((e) => !e.data?.includes('"status":{"type":"busy"}'));
+    // Opened after the session's statuses went by (the turn's second busy repeats the first, as opencode sends it).
+    const after = events.slice(busy + 1).filter((e) => !e.data?.includes('"type":"session.status"'));
     const late = {
       ...stream,
       response: { ...stream?.response, stream: { events: after, end: 'server-closed' } },
@@ -126,15 +126,15 @@ describe('a stream the client opened late', () => {
 
   it('leaves an earlier event it could not have seen not observed, for a session named before it opened', async () => {
     const checked = verifyCassette(await joinedLate(true), 'late.yaml');
-    const rule = checked.rules.find((r) => r.rule === 'idle-after-busy');
+    const rule = checked.rules.find((r) => r.rule === 'idle-after-status');
     expect(rule?.violations).toEqual([]);
     expect(rule?.notObserved[0]?.message).toMatch(
       /not observed: session\.idle without an earlier .*, but the stream opened after ses_\w+ began/,
     );
   });
 
-  it('still fails a stream that shows an idle with no busy for a session nothing named before', async () => {
+  it('still fails a stream that shows an idle with no status before it for a session nothing named before', async () => {
     const checked = verifyCassette(await joinedLate(false), 'first.yaml');
-    expect(checked.rules.find((r) => r.rule === 'idle-after-busy')?.violations.length).toBeGreaterThan(0);
+    expect(checked.rules.find((r) => r.rule === 'idle-after-status')?.violations.length).toBeGreaterThan(0);
   });
 });
