@@ -64,6 +64,35 @@ describe('contracts read what a client sent, not how it was stored', () => {
   }, 60_000);
 });
 
+describe('a client on several connections', () => {
+  it("holds turn/started to a turn/start the client sent on another connection first, as omnigent's codex transport does", async () => {
+    const cassette = await loadCassette(join(COMMITTED, 'codex-app-server', 'text_turn.yaml'));
+    const session = cassette.interactions.find((i) => i.response?.websocket);
+    const ws = session?.response?.websocket;
+    expect(ws).toBeDefined();
+    if (!session || !ws || !session.response) return;
+    const isTurnStart = (f: WsFrame) => f.from === 'client' && (f.json as { method?: string } | undefined)?.method === 'turn/start';
+    const turnStart = ws.frames.filter(isTurnStart);
+    expect(turnStart.length).toBeGreaterThan(0);
+    // The thread's connection hears the turn; the turn/start went out on a connection of its own, just before.
+    const owner: Interaction = {
+      ...session,
+      response: { ...session.response, websocket: { ...ws, frames: ws.frames.filter((f) => !isTurnStart(f)) } },
+    };
+    const sender: Interaction = {
+      ...session,
+      seq: Math.max(...cassette.interactions.map((i) => i.seq)) + 1,
+      response: { ...session.response, websocket: { frames: turnStart, end: 'client-closed' } },
+    };
+    const split = { ...cassette, interactions: [...cassette.interactions.map((i) => (i === session ? owner : i)), sender] };
+    const checked = verifyCassette(split, 'two-connections.yaml');
+    expect(checked.rules.find((r) => r.rule === 'turn-started-after-start')?.violations).toEqual([]);
+    // Without that other connection the same events break the rule.
+    const alone = verifyCassette({ ...split, interactions: split.interactions.filter((i) => i !== sender) }, 'alone.yaml');
+    expect(alone.rules.find((r) => r.rule === 'turn-started-after-start')?.violations.length).toBeGreaterThan(0);
+  });
+});
+
 describe('a stream the client closed early', () => {
   /** The opencode session's event stream with everything from its settling status on cut off: no session.idle after the text. */
   async function unsettled(end: 'client-closed' | 'server-closed'): Promise<Cassette> {
