@@ -93,9 +93,13 @@ export class AnswerChooser {
   }
 }
 
-/** A recorded read is due once its anchor was replayed and, when timed, its recorded offset from it has passed. */
+/**
+ * A recorded read is due once its anchor was replayed and, when timed, its recorded offset from it has passed. A
+ * stream is due on its anchor alone: a subscription opens when its client chooses (a restarted harness, sooner than
+ * recorded), and its events keep their own times; holding it back served the client the previous stream over.
+ */
 function isDue(timing: TimingMode, current: number, e: Entry): boolean {
-  return (
-    e.index <= current && e.clock.reached(e.anchor) && (e.anchor === 0 || delayFor(timing, e, e.anchor, e.interaction.timing.start) <= 0)
-  );
+  if (e.index > current || !e.clock.reached(e.anchor)) return false;
+  if (e.anchor === 0 || e.interaction.response?.stream) return true;
+  return delayFor(timing, e, e.anchor, e.interaction.timing.start) <= 0;
 }
