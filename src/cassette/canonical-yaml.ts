@@ -32,6 +32,7 @@ const KEY_RANK = [
   'start',
   'method',
   'path',
+  'origin',
   'status',
   'headers',
   'body',

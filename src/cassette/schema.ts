@@ -30,10 +30,11 @@ export const bodySchema = z.union(
 export const sseItemSchema = z.strictObject({
   at: offset,
   after: z.number().int().nonnegative(),
+  // In the order a cassette writes them (canonical-yaml.ts), so a loaded item is taken as it is, never copied.
   event: z.string().optional(),
-  data: z.string().optional(),
   id: z.string().optional(),
   retry: z.number().int().nonnegative().optional(),
+  data: z.string().optional(),
   comment: z.string().optional(),
   /**
    * The item's exact wire text, kept only when it differs from the canonical

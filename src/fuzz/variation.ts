@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { type Cassette, frameJson, type Interaction, type SseItem, type WsFrame } from '../cassette/index.js';
-import { frameType, itemType, type Pack, resolvePackSync, verifyCassette } from '../contracts/index.js';
+import { frameType, itemType, type Pack, verifyCassette } from '../contracts/index.js';
 import { FuzzError } from './errors.js';
+import { packsFor } from './packs-for.js';
 import { applyPayloadChange, describePayloadChange, payloadChanges } from './payload-changes.js';
 
 const index = z.number().int().nonnegative();
@@ -92,12 +93,7 @@ export function variationSpace(
   name: string,
   options: { packs?: readonly (string | Pack)[]; keep?: readonly string[] } = {},
 ) {
-  const packs = (options.packs ?? cassette.meta.packs ?? []).map(resolvePackSync);
-  if (packs.length === 0)
-    throw new FuzzError(
-      'no_packs',
-      `${name} names no contract pack (meta.packs); pass packs so the fuzzer knows which variations are legal`,
-    );
+  const packs = packsFor(cassette, name, options.packs);
   const keep = new Set(options.keep ?? []);
   const optional = new Set(packs.flatMap((p) => p.optional ?? []).filter((t) => !keep.has(t)));
   const streams = cassette.interactions.flatMap((i, n) => (i.response?.stream || i.response?.websocket ? [n] : []));

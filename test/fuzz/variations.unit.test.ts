@@ -1,9 +1,11 @@
+import { relative } from 'node:path';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Cassette, SseItem } from '../../src/cassette/index.js';
 import { isCassetteFile, listFiles } from '../../src/fs/list-files.js';
 import {
   applyVariation,
+  FuzzError,
   transportReframing,
   type Variation,
   type VariationSpace,
@@ -12,11 +14,20 @@ import {
   violationsOf,
 } from '../../src/fuzz/index.js';
 import { type SseFrame, SseParser, serializeSseFrame } from '../../src/sse/index.js';
-import { committedCassettes } from './committed.js';
+import { CASSETTES, committedCassettes } from './committed.js';
 
-let spaces: VariationSpace[] = [];
+const spaces: VariationSpace[] = [];
+/** Committed cassettes no pack fits, so nothing says which variations are legal: only the MCP client's, until MCP has a pack. */
+const packless: string[] = [];
 beforeAll(async () => {
-  spaces = (await committedCassettes()).map(({ file, cassette }) => variationSpace(cassette, file));
+  for (const { file, cassette } of await committedCassettes()) {
+    try {
+      spaces.push(variationSpace(cassette, file));
+    } catch (err) {
+      if (!(err instanceof FuzzError)) throw err;
+      packless.push(relative(CASSETTES, file));
+    }
+  }
 });
 
 const eventsOf = (c: Cassette) => c.interactions.flatMap((i) => (i.response?.stream ? [i.response.stream.events] : []));
@@ -25,7 +36,8 @@ const RUNS_PER_CASSETTE = 40;
 describe('variation generators', () => {
   it('every generated variation of every committed cassette passes its packs', async () => {
     // Every committed cassette, whatever their number: the files under cassettes/ are counted independently.
-    expect(spaces.length).toBe((await listFiles('cassettes', isCassetteFile)).length);
+    expect(packless).toEqual(['clients/mcp-sdk-everything.yaml']);
+    expect(spaces.length + packless.length).toBe((await listFiles('cassettes', isCassetteFile)).length);
     expect(spaces.length).toBeGreaterThan(80);
     let applied = 0;
     for (const space of spaces) {

@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseCassette } from '../../src/cassette/index.js';
 import { cassetteHandlers } from '../../src/replayer/index.js';
 import { benchProxyUnderWrapper, benchReplayOf, runBench } from '../helpers/cli.js';
+import { keepInCorpus, replaysAsLive } from '../helpers/corpus.js';
 import { type McpView, mcpSession } from './clients/mcp-session.mjs';
 
 /**
@@ -90,6 +91,7 @@ describe('the MCP SDK client against the everything server', () => {
     process.kill(proxy.bench.wrapperPid, 'SIGTERM');
     await proxy.bench.ended;
     cassetteFile = proxy.file;
+    await keepInCorpus(cassetteFile, 'mcp-sdk-everything.yaml');
     const text = await readFile(cassetteFile, 'utf8');
     const cassette = parseCassette(text, cassetteFile);
     // initialize, initialized, the GET stream, four calls with their answers, logging off, DELETE.
@@ -110,6 +112,10 @@ describe('the MCP SDK client against the everything server', () => {
     const scan = await runBench(['scan', cassetteFile]);
     expect(scan.stdout + scan.stderr).toContain('no secrets found');
     expect(scan.code).toBe(0);
+  });
+
+  it('sees from the committed corpus recording what it sees directly: instant, realtime, and realtime with every core busy', async () => {
+    await replaysAsLive('mcp-sdk-everything.yaml', async (url) => live(await sessionAgainst(url)), live(direct), cleanups);
   });
 
   it(`sees from bench replay what it saw from the server, ${RUNS} times in a row`, async () => {

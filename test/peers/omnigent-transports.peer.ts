@@ -10,6 +10,7 @@ import { familyById, type PeerSpec } from '../../src/families/index.js';
 import type { MockModel } from '../../src/mock-model/index.js';
 import { type PeerServer, startFamilyMockModel, startPeer } from '../../src/probing/index.js';
 import { benchProxyUnderWrapper, benchReplayOf, runBench } from '../helpers/cli.js';
+import { keepInCorpus, replaysAsLive } from '../helpers/corpus.js';
 
 /**
  * omnigent 0.19.1's own native-server transports, the Python clients its codex-native and opencode-native
@@ -60,14 +61,9 @@ const FAMILIES = [
   },
 ] as const;
 
-let root: string;
 beforeAll(async () => {
   for (const binary of [PYTHON, ...Object.values(BINARIES)])
     if (!existsSync(binary)) throw new Error(`${binary} is not installed; run npm run test:peers, which installs test/peers first`);
-  root = await mkdtemp(join(tmpdir(), 'tapedeck-transports-'));
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
 });
 
 describe.each(FAMILIES)("omnigent's own $name transport", (family) => {
@@ -79,7 +75,8 @@ describe.each(FAMILIES)("omnigent's own $name transport", (family) => {
   beforeAll(async () => {
     model = await startFamilyMockModel();
     peer = await startPeer(family.name, family.spec, { binary: family.binary, modelBaseUrl: model.baseUrl });
-    workspace = join(root, family.name);
+    // One workspace path every run: the transports send it, and the committed corpus recording is replayed to them.
+    workspace = join(tmpdir(), 'tapedeck-transports', family.name);
     await mkdir(workspace, { recursive: true });
   });
   afterAll(async () => {
@@ -95,8 +92,9 @@ describe.each(FAMILIES)("omnigent's own $name transport", (family) => {
     return JSON.parse(stdout);
   }
 
+  let reference: unknown;
   it(`sees the same turn, interrupt and second turn live, through bench proxy and from bench replay, ${ROUNDS} of ${ROUNDS}`, async () => {
-    const reference = await flow(peer.url);
+    reference = await flow(peer.url);
     for (let round = 1; round <= ROUNDS; round++) {
       expect(await flow(peer.url), `round ${round}, live`).toEqual(reference);
       const proxy = await benchProxyUnderWrapper(peer.url.replace(/^ws:/, 'http:'), `${family.name}-${round}.yaml`, cleanups);
@@ -104,6 +102,7 @@ describe.each(FAMILIES)("omnigent's own $name transport", (family) => {
       process.kill(proxy.bench.wrapperPid, 'SIGTERM');
       await proxy.bench.ended;
       const text = await readFile(proxy.file, 'utf8');
+      if (round === 1) await keepInCorpus(proxy.file, `omnigent-${family.name}-transport.yaml`);
       if (family.password.length > 0) expect(text).not.toContain(PASSWORD);
       expect((await runBench(['scan', proxy.file])).code).toBe(0);
       // Another password on replay: the recording holds none, and the replayer redacts the live one the same way.
@@ -119,6 +118,12 @@ describe.each(FAMILIES)("omnigent's own $name transport", (family) => {
       }
       if (family.name === 'codex') expectFramesInOrder(text, reference);
     }
+  });
+
+  it('sees from the committed corpus recording what it sees live: instant, realtime, and realtime with every core busy', async () => {
+    expect(reference).toBeDefined();
+    const password = family.password.length > 0 ? ['another-password'] : [];
+    await replaysAsLive(`omnigent-${family.name}-transport.yaml`, (url) => flow(url, password), reference, cleanups);
   });
 });
 

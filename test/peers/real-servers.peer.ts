@@ -16,6 +16,7 @@ import { findHarness, type HarnessProfile, LIVE_TIMINGS, SessionDriver } from '.
 
 import { processesUnder, recordTarget, replayCheck, startFamilyMockModel, startPeer } from '../../src/probing/index.js';
 import { benchUnderWrapper, startBench } from '../helpers/cli.js';
+import { keepInCorpus, replaysAsLive } from '../helpers/corpus.js';
 
 type PeerKind = 'opencode' | 'codex';
 
@@ -27,6 +28,8 @@ const COMMITTED = join(HERE, '..', '..', 'cassettes');
 const OMNIGENT = join(HERE, 'python', 'omnigent', '.venv', 'bin', 'omnigent');
 /** ...and the hermes-agent gateway's (from test/peers/python/hermes.lock). */
 const HERMES = join(HERE, 'python', 'hermes', '.venv', 'bin', 'hermes');
+/** The Python of the hermes gateway's own install, which has the official openai SDK (2.24.0, from test/peers/python/hermes.lock). */
+const HERMES_PYTHON = join(HERE, 'python', 'hermes', '.venv', 'bin', 'python');
 /** The Python 3.13 that has hermes-agent-api-client (from test/peers/python/hermes-client.lock). */
 const HERMES_CLIENT_PYTHON = join(HERE, 'python', 'hermes-client', '.venv', 'bin', 'python');
 const BINARIES: Record<PeerKind, string> = {
@@ -385,6 +388,37 @@ describe('the real hermes-agent 0.19.0 gateway (its API server, against the mock
       expect(await readFile(cassette, 'utf8')).not.toContain(peer.apiKey as string);
       expect(replayed).toBe(live);
     } finally {
+      await peer.close();
+      await model.close();
+    }
+  });
+
+  it('the official openai SDK streams two turns and reads a whole answer the same live, through bench proxy, against bench replay and from the committed corpus', async () => {
+    const model = await startFamilyMockModel();
+    const peer = await startPeer('hermes', familyById('hermes').peer as PeerSpec, { binary: HERMES, modelBaseUrl: model.baseUrl });
+    const flow = join(HERE, 'clients', 'openai_sdk_flow.py');
+    const cassette = join(out, 'openai-sdk-hermes.yaml');
+    const cleanups: (() => Promise<unknown>)[] = [];
+    try {
+      const flowWith = (key: string) => async (url: string) =>
+        (await run(HERMES_PYTHON, [flow, url], { timeout: 90_000, env: { ...process.env, HERMES_API_KEY: key } })).stdout;
+      const { live, replayed } = await liveThenReplayed(
+        peer.url,
+        cassette,
+        flowWith(peer.apiKey as string),
+        flowWith('a-different-key-0123456789abcdef0123'),
+      );
+      expect(live).toMatch(/^models: \[.+\]$/m);
+      expect(live.match(/^ {2}finish: stop$/gm)).toHaveLength(2);
+      expect(live).toMatch(/^whole: .+ stop$/m);
+      expect(await readFile(cassette, 'utf8')).not.toContain(peer.apiKey as string);
+      expect(replayed).toBe(live);
+      const checked = verifyCassette(await loadCassette(cassette), 'openai-sdk-hermes.yaml');
+      expect(checked.rules.flatMap((r) => r.violations)).toEqual([]);
+      await keepInCorpus(cassette, 'openai-sdk-hermes.yaml');
+      await replaysAsLive('openai-sdk-hermes.yaml', flowWith('another-key-0123456789abcdef012345'), live, cleanups);
+    } finally {
+      for (const clean of cleanups.reverse()) await clean();
       await peer.close();
       await model.close();
     }

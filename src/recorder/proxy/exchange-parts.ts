@@ -36,10 +36,19 @@ export function stoppedBy(reason: StopReason): Error {
   return new Error(reason === 'client' ? 'the client went away' : 'the proxy is stopping');
 }
 
+/** A parsed frame as a stored item, its fields in the schema's order (as loading gives them back, so nothing is copied). */
 export function toItem(frame: SseFrame, at: number, after: number): SseItem {
   if (frame.kind === 'comment') return { at, after, comment: frame.comment, ...(frame.raw !== undefined ? { raw: frame.raw } : {}) };
-  const { kind: _kind, ...fields } = frame;
-  return { at, after, ...fields };
+  const { event, data, id, retry, raw } = frame;
+  return {
+    at,
+    after,
+    ...(event !== undefined ? { event } : {}),
+    ...(id !== undefined ? { id } : {}),
+    ...(retry !== undefined ? { retry } : {}),
+    ...(data !== undefined ? { data } : {}),
+    ...(raw !== undefined ? { raw } : {}),
+  };
 }
 
 export function failureCode(err: unknown): string {
