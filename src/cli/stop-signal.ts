@@ -9,10 +9,10 @@ const PARENT_POLL_MS = 100;
  * Resolves when the command should stop: a signal, or the process that
  * started it gone. `npx`, `npm exec` and `sh -c` do not pass a SIGTERM on to
  * their child; when a script kills the wrapper by its PID, the child sees its
- * parent change and stops as if signalled. Every later signal calls
+ * parent change and stops as if signalled (unless `watchParent` is false). Every later signal calls
  * `onRepeat` instead of killing the process, so a save under way finishes.
  */
-export function whenStopped(onRepeat: (cause: StopCause) => void): Promise<StopCause> {
+export function whenStopped(onRepeat: (cause: StopCause) => void, options: { watchParent?: boolean } = {}): Promise<StopCause> {
   // A parent gone may take our stdout pipe with it: a failed write must not end the save.
   for (const out of [process.stdout, process.stderr]) out.on('error', () => {});
   const parent = process.ppid;
@@ -24,6 +24,8 @@ export function whenStopped(onRepeat: (cause: StopCause) => void): Promise<StopC
       resolve(cause);
     };
     for (const s of SIGNALS) process.on(s, () => fire(s));
+    // A background server that was told how it will be stopped (a PID file) outlives the shell that started it.
+    if (options.watchParent === false) return;
     const poll = setInterval(() => {
       if (process.ppid !== parent) {
         clearInterval(poll);

@@ -9,7 +9,7 @@ export {
 } from './engine.js';
 export { type NearMiss, UnmatchedRequestError } from './errors.js';
 export { loadCassetteSet } from './load-set.js';
-export { type MatchConfig, matchConfigSchema } from './match-config.js';
+export { loadMatchConfig, type MatchConfig, matchConfigSchema } from './match-config.js';
 export type { MatchOptions, ReplayRequest } from './match-request.js';
 export { type CassetteHandlers, cassetteHandlers } from './msw-door.js';
 export { type ReplayServer, type ReplayServerOptions, startReplayServer } from './replay-server.js';

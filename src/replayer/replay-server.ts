@@ -23,6 +23,10 @@ export async function startReplayServer(cassettes: readonly NamedCassette[], opt
   const engine = new ReplayEngine(cassettes, options);
   const server = createServer((req, res) => {
     res.sendDate = false;
+    if (req.url === HEALTH && req.method === 'GET') {
+      answerHealth(res, engine);
+      return;
+    }
     try {
       serveNodeRequest(engine, req, res, options.log)?.catch((err) => answerFailure(req, res, err, options.log));
     } catch (err) {
@@ -67,4 +71,13 @@ function answerFailure(req: IncomingMessage, res: ServerResponse, err: unknown, 
   }
   res.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
   res.end(JSON.stringify({ error: { code: 'tapedeck_replay_failed', message } }));
+}
+
+/** Where a script asks whether the server is up: a path under a prefix no real server's recording holds. */
+export const HEALTH = '/__tapedeck/health';
+
+function answerHealth(res: ServerResponse, engine: ReplayEngine): void {
+  const body = JSON.stringify({ status: 'ok', misses: engine.missCount });
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }

@@ -4,13 +4,14 @@ import { bypass, http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { appendRecording, type Cassette, writeCassetteAtomic } from '../cassette/index.js';
+import { loadRedactionConfig } from '../config.js';
 import { type MatcherEvents, toSatisfyContract } from '../contracts/matcher.js';
 import type { Pack } from '../contracts/pack.js';
 import { UsageError } from '../errors.js';
 // The built-in families' packs, so `toSatisfyContract('<pack name>')` knows them.
 import '../families/index.js';
 import { type RecordingProxy, startRecordingProxy } from '../recorder/index.js';
-import { cassetteHandlers, loadCassetteSet, type ReplayEngine, type ReplayOptions } from '../replayer/index.js';
+import { cassetteHandlers, loadCassetteSet, loadMatchConfig, type ReplayEngine, type ReplayOptions } from '../replayer/index.js';
 import { canInterceptWebSockets, noGlobalWebSocket } from '../replayer/msw-ws-door.js';
 
 /**
@@ -97,19 +98,14 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
   let recorder: ReturnType<typeof recorderHandlers> | undefined;
   /** With `record: 'missing'`, the cassette what was not in it is added to. */
   let base: Cassette | undefined;
-  const mode = options.record ?? 'replay';
+  const mode = recordMode(options.record);
 
   const setUp = async () => {
     base = undefined;
     const file = typeof source === 'string' ? resolveFromTestFile(source) : undefined;
     const exists = file !== undefined && existsSync(file);
     const recording = mode === 'record' || ((mode === 'once' || mode === 'missing') && file !== undefined && !exists);
-    if ((recording || mode === 'passthrough') && process.env.CI === 'true')
-      throw new ReplayOnlyError(
-        mode === 'passthrough'
-          ? "CI=true replays only: record: 'passthrough' would reach the real server; replay a committed cassette instead"
-          : `CI=true replays only, and ${file ?? 'the cassette'} ${mode === 'record' ? 'would be recorded again' : 'is missing'}: record it where the server runs (record: '${mode === 'missing' ? 'missing' : 'once'}') and commit it`,
-      );
+    if ((recording || mode === 'passthrough') && inCI()) throw replayOnly(mode, file);
     if (mode === 'passthrough') {
       server = setupServer(http.all('*', () => passthrough()));
       server.listen({ onUnhandledRequest: 'bypass' });
@@ -123,7 +119,7 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
       return;
     }
     const set = typeof source === 'string' ? await loadCassetteSet(file as string) : [{ name: 'cassette', cassette: source }];
-    const topUp = mode === 'missing' && process.env.CI !== 'true';
+    const topUp = mode === 'missing' && !inCI();
     if (topUp) {
       if (set.length !== 1 || !file)
         throw new UsageError(`useCassette record: 'missing' adds to one cassette file, and ${file ?? 'a cassette object'} is not one`);
@@ -131,7 +127,8 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
       recorder = recorderHandlers(file);
     }
     const forward = recorder?.forward;
-    const { handlers, engine, webSockets } = cassetteHandlers(set, forward ? { ...options, onUnmatched: forward } : options);
+    const configured = await withConfig(options);
+    const { handlers, engine, webSockets } = cassetteHandlers(set, forward ? { ...configured, onUnmatched: forward } : configured);
     if (webSockets && !canInterceptWebSockets()) throw noGlobalWebSocket();
     handle.engine = engine;
     server = setupServer(...handlers);
@@ -185,4 +182,37 @@ declare module 'vitest' {
     /** The events satisfy every rule and payload schema of the pack (a built-in name or a Pack). */
     toSatisfyContract(pack: Pack | string): T;
   }
+}
+
+/** CI as CI tools set it: any value but empty, `false` or `0` (GitHub sets `true`, others `1`). */
+function inCI(): boolean {
+  const value = process.env.CI?.trim().toLowerCase();
+  return value !== undefined && value !== '' && value !== 'false' && value !== '0';
+}
+
+const RECORD_MODES = ['replay', 'once', 'missing', 'record', 'passthrough'] as const;
+
+/** The record mode asked for, refused with the list when it is none of them (a typo must not replay silently). */
+function recordMode(asked: string | undefined): (typeof RECORD_MODES)[number] {
+  if (asked === undefined) return 'replay';
+  if ((RECORD_MODES as readonly string[]).includes(asked)) return asked as (typeof RECORD_MODES)[number];
+  throw new UsageError(`useCassette record: ${JSON.stringify(asked)} is not a record mode; use one of ${RECORD_MODES.join(', ')}`);
+}
+
+function replayOnly(mode: string, file: string | undefined): ReplayOnlyError {
+  return new ReplayOnlyError(
+    mode === 'passthrough'
+      ? "CI replays only: record: 'passthrough' would reach the real server; replay a committed cassette instead"
+      : `CI replays only, and ${file ?? 'the cassette'} ${mode === 'record' ? 'would be recorded again' : 'is missing'}: record it where the server runs (record: '${mode === 'missing' ? 'missing' : 'once'}') and commit it`,
+  );
+}
+
+/**
+ * The options with what `tapedeck.config.json` says, as `bench replay` reads it: its `match` section and its
+ * `redact` rules (live requests are redacted as the recording was). Options given in code win.
+ */
+async function withConfig(options: UseCassetteOptions): Promise<UseCassetteOptions> {
+  const match = await loadMatchConfig();
+  const redact = options.redact ?? (await loadRedactionConfig());
+  return { ...match, redact, ...options };
 }

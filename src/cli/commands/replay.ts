@@ -1,35 +1,11 @@
 import type { Command } from 'commander';
-import { findConfigFile, loadRedactionConfig, readConfigSection } from '../../config.js';
 import { UsageError } from '../../errors.js';
 import { type ReplayCheckRow, replayCheck } from '../../probing/index.js';
-import { loadCassetteSet, type MatchConfig, matchConfigSchema, startReplayServer } from '../../replayer/index.js';
 import { type CheckRow, checkRowsJunit, checkRowsMarkdown, progressReporter } from '../../report/index.js';
 import { parseByteCount, parseMissStatus, parsePort } from '../options.js';
 import { addReportOptions, checkReportFlags, emitReport, type ReportFlags, reportFormat } from '../report-output.js';
 import { runCommand } from '../run-command.js';
-import { whenStopped } from '../stop-signal.js';
-
-interface ReplayFlags {
-  maxRequestBody?: number;
-  cassette?: string[];
-  port: number;
-  host: string;
-  timing: string;
-  strict?: boolean;
-  lenient?: boolean;
-  quiet?: boolean;
-  onMiss?: number;
-  config?: string;
-}
-
-/** The `match` section of the config (the library's matching options), checked; none when absent. */
-async function loadMatchConfig(file: string | undefined): Promise<MatchConfig> {
-  const result = matchConfigSchema.safeParse((await readConfigSection(file, 'match')) ?? {});
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const where = (await findConfigFile(file)) ?? 'tapedeck.config.json';
-  throw new UsageError(`config ${where} match.${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`);
-}
+import { REPLAY_HELP, type ReplayFlags, runReplay } from './replay-run.js';
 
 export function registerReplay(program: Command): void {
   program
@@ -61,50 +37,19 @@ export function registerReplay(program: Command): void {
       '--config <file>',
       'JSON config: its "redact" section (what the cassettes were recorded with: live requests are redacted the same way before matching) and its "match" section (ignoreBodyPaths, ignoreQuery, matchHeaders); default tapedeck.config.json if present',
     )
-    .addHelpText(
-      'after',
-      `
-The first line on stdout is "listening on URL"; one line per request goes to
-stderr. SSE events are released causally: an event recorded after the client's
-POST waits until this client has sent that POST again. Stop with Ctrl-C; on
-exit it lists recorded interactions no client asked for.
-
-Example:
-  $ bench replay --cassette cassettes/kiro-native --port 8080 --timing realtime
-  $ bench replay cassettes/kiro-native cassettes/claude-native --on-miss 500`,
+    .option(
+      '--pid-file <file>',
+      'write the PID here once listening: the server then runs until stopped by a signal, past the shell that started it',
     )
-    .action((positional: string[], flags: ReplayFlags) =>
-      runCommand(async () => {
-        if (flags.strict && flags.lenient) throw new UsageError('--strict and --lenient exclude each other; pick one');
-        // A signal, or the wrapper that started us (npx, a shell) gone.
-        const stopped = whenStopped(() => {});
-        const paths = [...positional, ...(flags.cassette ?? [])];
-        if (paths.length === 0)
-          throw new UsageError('name the cassettes to serve: bench replay FILE|FOLDER..., or --cassette FILE|FOLDER (repeatable)');
-        const redact = await loadRedactionConfig(flags.config);
-        const match = await loadMatchConfig(flags.config);
-        const set = [];
-        for (const path of paths) set.push(...(await loadCassetteSet(path)));
-        const server = await startReplayServer(set, {
-          redact,
-          ...match,
-          port: flags.port,
-          host: flags.host,
-          timing: flags.timing,
-          mode: flags.lenient ? 'lenient' : 'strict',
-          ...(flags.onMiss ? { onMiss: flags.onMiss } : {}),
-          ...(flags.maxRequestBody ? { maxRequestBody: flags.maxRequestBody } : {}),
-          ...(flags.quiet ? {} : { log: (line: string) => process.stderr.write(`bench replay: ${line}\n`) }),
-        });
-        process.stdout.write(`listening on ${server.url}\n`);
-        await stopped;
-        await server.close();
-        const unused = server.engine.unused();
-        if (unused.length > 0) process.stderr.write(`bench replay: ${unused.length} recorded interactions were never requested\n`);
-        return server.engine.missCount > 0 && server.engine.mode === 'strict' ? 1 : 0;
-      }),
-    );
+    .option('--ready-file <file>', 'write the URL here once listening, for a script that waits for it')
+    .addHelpText('after', REPLAY_HELP)
+    .action((positional: string[], flags: ReplayFlags) => runCommand(() => runReplay(positional, flags)));
 
+  registerReplayCheck(program);
+}
+
+/** `bench replay-check`: every recorded probe replayed offline against its manifest's verdict. */
+function registerReplayCheck(program: Command): void {
   const check = program
     .command('replay-check')
     .description('run every recorded probe of the TypeScript driver against its cassette, offline, and compare verdicts with the manifests')

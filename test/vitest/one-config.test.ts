@@ -1,0 +1,83 @@
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Cassette, serializeCassette } from '../../src/cassette/index.js';
+import { startBench } from '../helpers/cli.js';
+import { runVitest, userProject } from '../helpers/vitest-project.js';
+
+/** A server that echoes a nonce in its query: a client sends a fresh one each run. */
+const cassette: Cassette = {
+  version: 1,
+  meta: { recorder: 'tapedeck test', target: 'http://127.0.0.1:1', recordedAt: '2026-12-04T00:00:00.000Z' },
+  interactions: [
+    {
+      seq: 1,
+      request: { method: 'GET', path: '/echo?nonce=1&q=a', headers: {} },
+      response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { echoed: 'a' } } },
+      timing: { start: 0, headers: 1, end: 2 },
+    },
+  ],
+};
+
+let project: string;
+beforeAll(async () => {
+  project = await userProject('tapedeck-one-config-');
+  await writeFile(join(project, 'echo.yaml'), serializeCassette(cassette));
+  await writeFile(join(project, 'tapedeck.config.json'), JSON.stringify({ match: { ignoreQuery: ['nonce'] } }));
+});
+afterAll(async () => {
+  await rm(project, { recursive: true, force: true });
+});
+
+describe('one tapedeck.config.json for every door', () => {
+  it('useCassette matches what bench replay matches: the config ignores the nonce for both', async () => {
+    await writeFile(
+      join(project, 'echo.test.ts'),
+      `import { expect, it } from 'vitest';
+import { useCassette } from 'tapedeck-bench/vitest';
+useCassette('./echo.yaml');
+it('answers a fresh nonce from the recording', async () => {
+  expect(await (await fetch('http://127.0.0.1:1/echo?nonce=77&q=a')).json()).toEqual({ echoed: 'a' });
+});
+`,
+    );
+    const run = await runVitest(project, 'echo.test.ts');
+    expect(run.out).toMatch(/Tests\s+1 passed/);
+    expect(run.code).toBe(0);
+    const replay = await startBench(['replay', 'echo.yaml', '--port', '0'], { cwd: project });
+    try {
+      expect(await (await fetch(`${replay.url}/echo?nonce=77&q=a`)).json()).toEqual({ echoed: 'a' });
+    } finally {
+      replay.child.kill('SIGTERM');
+      await replay.exit();
+    }
+  }, 120_000);
+
+  it('refuses a record mode it does not know, listing the modes', async () => {
+    await writeFile(
+      join(project, 'typo.test.ts'),
+      `import { it } from 'vitest';
+import { useCassette } from 'tapedeck-bench/vitest';
+useCassette('./echo.yaml', { record: 'recrod' as never });
+it('never runs', () => {});
+`,
+    );
+    const run = await runVitest(project, 'typo.test.ts');
+    expect(run.code).not.toBe(0);
+    expect(run.out).toContain('useCassette record: "recrod" is not a record mode; use one of replay, once, missing, record, passthrough');
+  }, 120_000);
+
+  it('reads CI as CI tools set it: CI=1 replays only', async () => {
+    await writeFile(
+      join(project, 'ci.test.ts'),
+      `import { it } from 'vitest';
+import { useCassette } from 'tapedeck-bench/vitest';
+useCassette('./never-recorded.yaml', { record: 'once' });
+it('never records', () => {});
+`,
+    );
+    const run = await runVitest(project, 'ci.test.ts', { CI: '1' });
+    expect(run.code).not.toBe(0);
+    expect(run.out).toMatch(/CI replays only, and .*never-recorded\.yaml is missing/);
+  }, 120_000);
+});
