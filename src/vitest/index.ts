@@ -161,6 +161,7 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
   } else {
     beforeAll(setUp);
     afterAll(tearDown);
+    failEachTestOnItsMiss(handle);
   }
   return {
     get engine() {
@@ -190,20 +191,20 @@ function inCI(): boolean {
   return value !== undefined && value !== '' && value !== 'false' && value !== '0';
 }
 
-const RECORD_MODES = ['replay', 'once', 'missing', 'record', 'passthrough'] as const;
+const RECORD_MODES: readonly RecordMode[] = ['replay', 'once', 'missing', 'record', 'passthrough'];
 
 /** The record mode asked for, refused with the list when it is none of them (a typo must not replay silently). */
-function recordMode(asked: string | undefined): (typeof RECORD_MODES)[number] {
+function recordMode(asked: string | undefined): RecordMode {
   if (asked === undefined) return 'replay';
-  if ((RECORD_MODES as readonly string[]).includes(asked)) return asked as (typeof RECORD_MODES)[number];
+  if ((RECORD_MODES as readonly string[]).includes(asked)) return asked as RecordMode;
   throw new UsageError(`useCassette record: ${JSON.stringify(asked)} is not a record mode; use one of ${RECORD_MODES.join(', ')}`);
 }
 
 function replayOnly(mode: string, file: string | undefined): ReplayOnlyError {
   return new ReplayOnlyError(
     mode === 'passthrough'
-      ? "CI replays only: record: 'passthrough' would reach the real server; replay a committed cassette instead"
-      : `CI replays only, and ${file ?? 'the cassette'} ${mode === 'record' ? 'would be recorded again' : 'is missing'}: record it where the server runs (record: '${mode === 'missing' ? 'missing' : 'once'}') and commit it`,
+      ? `CI=${process.env.CI} replays only: record: 'passthrough' would reach the real server; replay a committed cassette instead`
+      : `CI=${process.env.CI} replays only, and ${file ?? 'the cassette'} ${mode === 'record' ? 'would be recorded again' : 'is missing'}: record it where the server runs (record: '${mode === 'missing' ? 'missing' : 'once'}') and commit it`,
   );
 }
 
@@ -215,4 +216,21 @@ async function withConfig(options: UseCassetteOptions): Promise<UseCassetteOptio
   const match = await loadMatchConfig();
   const redact = options.redact ?? (await loadRedactionConfig());
   return { ...match, redact, ...options };
+}
+
+/**
+ * A strict miss fails the test it happened in, with the explanation (the nearest recordings, the first field that
+ * differs) as its message: the client itself only saw its request fail. The suite's summary still lists them all.
+ */
+function failEachTestOnItsMiss(handle: { engine?: ReplayEngine }): void {
+  let before = 0;
+  beforeEach(() => {
+    before = handle.engine?.missCount ?? 0;
+  });
+  afterEach(() => {
+    const engine = handle.engine;
+    if (!engine || engine.mode !== 'strict' || engine.missCount === before) return;
+    const miss = engine.misses.at(-(engine.missCount - before)) ?? engine.misses.at(-1);
+    if (miss) throw miss;
+  });
 }

@@ -78,6 +78,29 @@ it('never records', () => {});
     );
     const run = await runVitest(project, 'ci.test.ts', { CI: '1' });
     expect(run.code).not.toBe(0);
-    expect(run.out).toMatch(/CI replays only, and .*never-recorded\.yaml is missing/);
+    expect(run.out).toMatch(/CI=1 replays only, and .*never-recorded\.yaml is missing/);
+  }, 120_000);
+
+  it('fails the test a miss happened in, with the nearest recording and the field that differs, and not the test beside it', async () => {
+    await writeFile(
+      join(project, 'miss.test.ts'),
+      `import { expect, it } from 'vitest';
+import { useCassette } from 'tapedeck-bench/vitest';
+useCassette('./echo.yaml');
+it('asks for what was recorded', async () => {
+  expect(await (await fetch('http://127.0.0.1:1/echo?nonce=5&q=a')).json()).toEqual({ echoed: 'a' });
+});
+it('asks for another query', async () => {
+  await fetch('http://127.0.0.1:1/echo?nonce=5&q=b').catch(() => undefined);
+});
+`,
+    );
+    const run = await runVitest(project, 'miss.test.ts');
+    expect(run.code).not.toBe(0);
+    // The failing test is the one that missed; its message is the explanation.
+    expect(run.out).toMatch(/FAIL .*miss\.test\.ts > asks for another query/);
+    expect(run.out).not.toMatch(/FAIL .*miss\.test\.ts > asks for what was recorded/);
+    expect(run.out).toMatch(/no recorded interaction matches GET \/echo\?nonce=5&q=b\. Nearest: .*echo\.yaml #1/);
+    expect(run.out).toMatch(/query\.q/);
   }, 120_000);
 });
