@@ -145,7 +145,7 @@ function proxyContext(
     );
   };
   const agent = new Agent({ headersTimeout: options.headersTimeoutMs ?? 60_000, bodyTimeout: 0, keepAliveTimeout: 10_000 });
-  return { target, timeline, later, agent, log, shown, rawBodies, tellUnreadable };
+  return { target, timeline, later, agent, log, logExchange: options.logExchange, shown, rawBodies, tellUnreadable };
 }
 
 /** The proxy's HTTP server: each request recorded as one exchange, each WebSocket upgrade relayed. */
@@ -207,7 +207,17 @@ async function handle(ctx: ProxyContext, underWay: UnderWay, req: IncomingMessag
     await self;
   } finally {
     underWay.active.delete(self);
+    ctx.logExchange?.(exchangeLine(ctx, interaction));
   }
+}
+
+/** `GET /v1/x → 200 12.3 ms, 40 events`: what one exchange did, as a person watching the proxy wants it. */
+function exchangeLine(ctx: ProxyContext, i: Interaction): string {
+  const ms = i.timing.end !== undefined ? ` ${(i.timing.end - i.timing.start).toFixed(1)} ms` : '';
+  const stream = i.response?.stream;
+  const events = stream ? `, ${stream.events.length} events (${stream.end})` : '';
+  const outcome = i.failure ? i.failure.code : String(i.response?.status ?? '');
+  return `${i.request.method} ${ctx.shown(i.request)} → ${outcome}${ms}${events}`;
 }
 
 /** A request the proxy will not forward (a refused origin, an odd request target): answered, logged, never recorded. */

@@ -94,6 +94,24 @@ describe('bench proxy as the HTTP_PROXY of real clients', () => {
   });
 });
 
+describe('bench proxy says what it records', () => {
+  it('prints a line per exchange (method, path, status, time, events), and none with --quiet', async () => {
+    const server = await echo();
+    for (const quiet of [false, true]) {
+      const file = join(await tempDir(), 'lines.yaml');
+      const proxy = await startBench(['proxy', '--target', server.url, '--port', '0', '--cassette', file, ...(quiet ? ['--quiet'] : [])]);
+      cleanups.push(() => proxy.child.kill('SIGKILL'));
+      expect((await fetch(`${proxy.url}/seen?api_key=sk-proj-${'a1B2c3D4'.repeat(4)}`)).status).toBe(200);
+      proxy.child.kill('SIGTERM');
+      expect(await proxy.exit()).toBe(0);
+      const line = /bench proxy: GET \/seen\?api_key=(\S+) → 200 [\d.]+ ms\n/.exec(proxy.stderr());
+      if (quiet) expect(line).toBeNull();
+      // The key in the query shows as the recording will have it.
+      else expect(decodeURIComponent(line?.[1] ?? '')).toBe('<redacted:api_key>');
+    }
+  }, 60_000);
+});
+
 describe('a stop during an upload', () => {
   /** A client that declares 1000 bytes, sends 10 and waits: the peer whose goodwill a stop must not wait on. */
   async function halfUpload(url: string) {

@@ -16,6 +16,7 @@ interface ProxyFlags {
   force?: boolean;
   allowOrigin?: string[];
   uploadGrace: number;
+  quiet?: boolean;
 }
 
 const HELP = `
@@ -61,6 +62,7 @@ export function registerProxy(program: Command): void {
       parseWholeMs,
       5000,
     )
+    .option('--quiet', 'no line per exchange on stderr (the method, path, status, time and events of each)')
     .option('--force', 'overwrite --cassette even when the file there is not a cassette')
     .option('--config <file>', 'JSON config whose "redact" section adds redaction rules (default tapedeck.config.json if present)')
     .addHelpText('after', HELP)
@@ -85,6 +87,7 @@ async function runProxy(flags: ProxyFlags): Promise<number> {
     target: flags.target,
     allowOrigins: flags.allowOrigin,
     uploadGraceMs: flags.uploadGrace,
+    ...(flags.quiet ? {} : { logExchange: say }),
     port: flags.port,
     host: flags.host,
     ...(flags.label ? { labels: flags.label } : {}),

@@ -15,6 +15,8 @@ export interface ProxyContext {
   later: Later;
   agent: Agent;
   log: (line: string) => void;
+  /** One line per exchange once it ends, when asked for. */
+  logExchange?: ((line: string) => void) | undefined;
   /** A request's path as a log line may show it: secrets replaced, as the recording will have them. */
   shown: (request: Interaction['request']) => string;
   /** Bodies stay raw bytes while recording; choosing JSON, text or base64 waits for a snapshot. */

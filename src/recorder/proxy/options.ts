@@ -16,6 +16,8 @@ export interface RecordingProxyOptions {
   labels?: Record<string, string>;
   /** Receives one line per notable event (an unreachable target, a broken stream). */
   log?: (line: string) => void;
+  /** Receives one line per exchange once it ends: method, path (secrets replaced), status or failure, time, events. */
+  logExchange?: ((line: string) => void) | undefined;
   /** How long a stop waits for a client part-way through an upload before recording it as cut (default 5 000 ms). */
   uploadGraceMs?: number;
   /** How long to wait for upstream response headers, in ms (default 60 000). */
