@@ -17,5 +17,9 @@ export function configJsonSchema(): Record<string, unknown> {
   const keys = Object.keys(configFileSchema.shape).filter((k) => k !== '$schema');
   // The reader and this schema must name the same sections.
   if (keys.join() !== CONFIG_SECTIONS.join()) throw new Error(`config sections disagree: ${keys.join()} vs ${CONFIG_SECTIONS.join()}`);
-  return { ...z.toJSONSchema(configFileSchema, { io: 'input', unrepresentable: 'any' }), title: 'tapedeck.config.json' };
+  return {
+    $id: 'urn:tapedeck-bench:schema:config:1',
+    ...z.toJSONSchema(configFileSchema, { io: 'input', unrepresentable: 'any' }),
+    title: 'tapedeck.config.json',
+  };
 }

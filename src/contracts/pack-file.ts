@@ -84,7 +84,11 @@ export type PackFile = z.input<typeof packFileSchema>;
 
 /** The JSON Schema of pack files, for editors (`$schema` in a pack file). */
 export function packFileJsonSchema(): Record<string, unknown> {
-  return { ...z.toJSONSchema(packFileSchema, { io: 'input', unrepresentable: 'any' }), title: 'tapedeck contract pack' };
+  return {
+    $id: 'urn:tapedeck-bench:schema:pack:1',
+    ...z.toJSONSchema(packFileSchema, { io: 'input', unrepresentable: 'any' }),
+    title: 'tapedeck contract pack',
+  };
 }
 
 // The scope a rule maker gives when none is named: rules about one event's neighbours hold per turn.

@@ -19,3 +19,12 @@ describe('published JSON Schema', () => {
     expect(Object.keys(schema.properties.redact.properties)).toEqual(['headers', 'query', 'jsonFields', 'paths', 'patterns', 'exempt']);
   });
 });
+
+describe('the schemas as a package export', () => {
+  it('each resolves through the package and names itself with an $id', async () => {
+    for (const name of ['cassette', 'config', 'pack']) {
+      const { default: schema } = await import(`tapedeck-bench/schemas/${name}.schema.json`, { with: { type: 'json' } });
+      expect(schema.$id).toBe(`urn:tapedeck-bench:schema:${name}:1`);
+    }
+  });
+});
