@@ -13,6 +13,7 @@ export {
   newSeed,
 } from './fuzz-cassette.js';
 export { fuzzProbes, type ProbeFuzzOptions, type ProbeFuzzRow } from './fuzz-probes.js';
+export { violationsOf } from './legality.js';
 export { transportReframing } from './transport.js';
 export {
   applyVariation,
@@ -23,5 +24,4 @@ export {
   type VariationSpace,
   variationSchema,
   variationSpace,
-  violationsOf,
 } from './variation.js';

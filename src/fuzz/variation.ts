@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { type Cassette, frameJson, type Interaction, type SseItem, type WsFrame } from '../cassette/index.js';
-import { frameType, itemType, type Pack, verifyCassette } from '../contracts/index.js';
+import { frameType, itemType, type Pack } from '../contracts/index.js';
 import { FuzzError } from './errors.js';
+import { violationsOf } from './legality.js';
 import { packsFor } from './packs-for.js';
 import { applyPayloadChange, describePayloadChange, payloadChanges } from './payload-changes.js';
 
@@ -80,11 +81,6 @@ export function labelOf(item: SseItem): string {
   } catch {
     return type;
   }
-}
-
-/** The violations of a cassette against the space's packs, as one list. */
-export function violationsOf(cassette: Cassette, space: Pick<VariationSpace, 'name' | 'packs'>) {
-  return verifyCassette(cassette, space.name, space.packs).rules.flatMap((r) => r.violations);
 }
 
 /** Works out what may vary in `cassette`; it must already satisfy its packs. */
