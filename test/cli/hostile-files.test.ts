@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Cassette, serializeCassette } from '../../src/cassette/index.js';
+import { testCassette } from '../helpers/cassettes.js';
 import { runBench, startBench } from '../helpers/cli.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -15,28 +16,24 @@ const tempDir = () => mkdtemp(join(tmpdir(), 'tapedeck-hostile-'));
 
 /** A valid cassette with one JSON answer and one SSE event, both to be replaced by hand edits. */
 function plain(): Cassette {
-  return {
-    version: 1,
-    meta: { recorder: 'tapedeck test', target: 'http://127.0.0.1:1', recordedAt: '2026-12-04T00:00:00.000Z' },
-    interactions: [
-      {
-        seq: 1,
-        request: { method: 'GET', path: '/health', headers: {} },
-        response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { status: 'ok' } } },
-        timing: { start: 0, headers: 1, end: 2 },
+  return testCassette([
+    {
+      seq: 1,
+      request: { method: 'GET', path: '/health', headers: {} },
+      response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { status: 'ok' } } },
+      timing: { start: 0, headers: 1, end: 2 },
+    },
+    {
+      seq: 2,
+      request: { method: 'GET', path: '/events', headers: {} },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'text/event-stream' },
+        stream: { events: [{ at: 3, after: 2, event: 'status', data: 'PLACEHOLDER' }], end: 'server-closed' },
       },
-      {
-        seq: 2,
-        request: { method: 'GET', path: '/events', headers: {} },
-        response: {
-          status: 200,
-          headers: { 'content-type': 'text/event-stream' },
-          stream: { events: [{ at: 3, after: 2, event: 'status', data: 'PLACEHOLDER' }], end: 'server-closed' },
-        },
-        timing: { start: 2, headers: 3, end: 4 },
-      },
-    ],
-  };
+      timing: { start: 2, headers: 3, end: 4 },
+    },
+  ]);
 }
 
 /** The cassette hand-edited: its JSON answer `levels` deep, or its SSE data a JSON text that deep; the digest line gone with the edit. */

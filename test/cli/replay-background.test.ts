@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Cassette, serializeCassette } from '../../src/cassette/index.js';
+import { serializeCassette } from '../../src/cassette/index.js';
+import { jsonGet } from '../helpers/cassettes.js';
 import { BENCH_BIN } from '../helpers/cli.js';
 import { sleep } from '../helpers/servers.js';
 
@@ -15,18 +16,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const cassette: Cassette = {
-  version: 1,
-  meta: { recorder: 'tapedeck test', target: 'http://127.0.0.1:1', recordedAt: '2026-12-04T00:00:00.000Z' },
-  interactions: [
-    {
-      seq: 1,
-      request: { method: 'GET', path: '/hello', headers: {} },
-      response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { hello: 'world' } } },
-      timing: { start: 0, headers: 1, end: 2 },
-    },
-  ],
-};
+const cassette = jsonGet('/hello', { hello: 'world' });
 
 async function until(what: string, ok: () => boolean): Promise<void> {
   for (let waited = 0; !ok(); waited += 50) {

@@ -2,8 +2,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Cassette } from '../../src/cassette/index.js';
 import { startReplayServer } from '../../src/replayer/index.js';
+import { jsonGet } from '../helpers/cassettes.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -19,18 +19,7 @@ const heapAfterGc = () => {
   return process.memoryUsage().heapUsed;
 };
 
-const cassette: Cassette = {
-  version: 1,
-  meta: { recorder: 'tapedeck test', target: 'http://127.0.0.1:1', recordedAt: '2026-12-04T00:00:00.000Z' },
-  interactions: [
-    {
-      seq: 1,
-      request: { method: 'GET', path: '/health', headers: {} },
-      response: { status: 200, headers: {}, body: { json: { ok: true } } },
-      timing: { start: 0 },
-    },
-  ],
-};
+const cassette = jsonGet('/health', { ok: true });
 
 describe('a replay server that misses forever', () => {
   it('grows by less than 20 MB over 100k unmatched requests, each with its own path, query, secret and body', async () => {

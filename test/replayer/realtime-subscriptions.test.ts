@@ -2,7 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Cassette, serializeCassette } from '../../src/cassette/index.js';
+import { serializeCassette } from '../../src/cassette/index.js';
+import { testCassette } from '../helpers/cassettes.js';
 import { startBench } from '../helpers/cli.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -20,41 +21,37 @@ const event = (at: number, after: number, session: string, type: string) => ({
  * A client subscribed to a server-wide event stream, created a second session and, a while later as recorded,
  * subscribed again (a restarted harness): the second subscription carries the second session's events.
  */
-const cassette: Cassette = {
-  version: 1,
-  meta: { recorder: 'tapedeck test', target: 'http://127.0.0.1:1', recordedAt: '2026-12-04T00:00:00.000Z' },
-  interactions: [
-    {
-      seq: 1,
-      request: { method: 'GET', path: '/event', headers: {} },
-      response: {
-        status: 200,
-        headers: { 'content-type': 'text/event-stream' },
-        stream: { events: [event(1, 1, 'ses_first01', 'server.connected')], end: 'client-closed' },
+const cassette = testCassette([
+  {
+    seq: 1,
+    request: { method: 'GET', path: '/event', headers: {} },
+    response: {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      stream: { events: [event(1, 1, 'ses_first01', 'server.connected')], end: 'client-closed' },
+    },
+    timing: { start: 0, headers: 1 },
+  },
+  {
+    seq: 2,
+    request: { method: 'POST', path: '/session', headers: {} },
+    response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { id: 'ses_second02' } } },
+    timing: { start: 100, headers: 101, end: 102 },
+  },
+  {
+    seq: 3,
+    request: { method: 'GET', path: '/event', headers: {} },
+    response: {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream' },
+      stream: {
+        events: [event(1500, 3, 'ses_second02', 'server.connected'), event(1510, 3, 'ses_second02', 'session.idle')],
+        end: 'client-closed',
       },
-      timing: { start: 0, headers: 1 },
     },
-    {
-      seq: 2,
-      request: { method: 'POST', path: '/session', headers: {} },
-      response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { id: 'ses_second02' } } },
-      timing: { start: 100, headers: 101, end: 102 },
-    },
-    {
-      seq: 3,
-      request: { method: 'GET', path: '/event', headers: {} },
-      response: {
-        status: 200,
-        headers: { 'content-type': 'text/event-stream' },
-        stream: {
-          events: [event(1500, 3, 'ses_second02', 'server.connected'), event(1510, 3, 'ses_second02', 'session.idle')],
-          end: 'client-closed',
-        },
-      },
-      timing: { start: 1500, headers: 1500 },
-    },
-  ],
-};
+    timing: { start: 1500, headers: 1500 },
+  },
+]);
 
 /** The first `n` SSE data lines of a stream, then it is let go. */
 async function firstData(url: string, n: number): Promise<string[]> {

@@ -1,23 +1,13 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Cassette, serializeCassette } from '../../src/cassette/index.js';
+import { serializeCassette } from '../../src/cassette/index.js';
+import { jsonGet } from '../helpers/cassettes.js';
 import { startBench } from '../helpers/cli.js';
 import { runVitest, userProject } from '../helpers/vitest-project.js';
 
 /** A server that echoes a nonce in its query: a client sends a fresh one each run. */
-const cassette: Cassette = {
-  version: 1,
-  meta: { recorder: 'tapedeck test', target: 'http://127.0.0.1:1', recordedAt: '2026-12-04T00:00:00.000Z' },
-  interactions: [
-    {
-      seq: 1,
-      request: { method: 'GET', path: '/echo?nonce=1&q=a', headers: {} },
-      response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: { echoed: 'a' } } },
-      timing: { start: 0, headers: 1, end: 2 },
-    },
-  ],
-};
+const cassette = jsonGet('/echo?nonce=1&q=a', { echoed: 'a' });
 
 let project: string;
 beforeAll(async () => {
