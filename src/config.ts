@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ALWAYS_REDACTED_HEADERS, backtrackingRisk, isRecord, type RedactionConfig, redactionConfigSchema } from './cassette/index.js';
 import { UsageError } from './errors.js';
@@ -9,21 +9,17 @@ export const CONFIG_SECTIONS = ['redact', 'drift', 'match'] as const;
 
 /** The nearest of `names` from `from` up to the repository root (the folder holding `.git`). */
 export async function findNearest(names: readonly string[], from: string): Promise<string | undefined> {
+  return findNearestSync(names, from);
+}
+
+/** `findNearest` for constructors that cannot wait (the replay doors read their config as they are made). */
+export function findNearestSync(names: readonly string[], from: string): string | undefined {
   for (let dir = resolve(from); ; dir = dirname(dir)) {
     for (const name of names) {
       const candidate = join(dir, name);
-      if (
-        await stat(candidate).then(
-          (s) => s.isFile(),
-          () => false,
-        )
-      )
-        return candidate;
+      if (statSync(candidate, { throwIfNoEntry: false })?.isFile()) return candidate;
     }
-    const atRoot = await stat(join(dir, '.git')).then(
-      () => true,
-      () => false,
-    );
+    const atRoot = statSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined;
     if (atRoot || dirname(dir) === dir) return undefined;
   }
 }
@@ -34,7 +30,12 @@ export async function findNearest(names: readonly string[], from: string): Promi
  * (the folder holding `.git`), so a command run in a subfolder still finds it.
  */
 export async function findConfigFile(file?: string, from = process.cwd()): Promise<string | undefined> {
-  return file ?? findNearest([CONFIG_NAME], from);
+  return findConfigFileSync(file, from);
+}
+
+/** `findConfigFile`, at once. */
+export function findConfigFileSync(file?: string, from = process.cwd()): string | undefined {
+  return file ?? findNearestSync([CONFIG_NAME], from);
 }
 
 /**
@@ -42,11 +43,16 @@ export async function findConfigFile(file?: string, from = process.cwd()): Promi
  * or a section that is not a JSON object is refused: a config never fails open.
  */
 export async function readConfigSection(file: string | undefined, section: string): Promise<unknown> {
-  const path = await findConfigFile(file);
+  return readConfigSectionSync(file, section);
+}
+
+/** `readConfigSection`, at once. */
+export function readConfigSectionSync(file: string | undefined, section: string): unknown {
+  const path = findConfigFileSync(file);
   if (!path) return undefined;
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new UsageError(`config ${path}: cannot be read (${(err as Error).message})`);
   }
@@ -75,8 +81,13 @@ export async function readConfigSection(file: string | undefined, section: strin
 
 /** The `redact` section of the config (see `findConfigFile`), checked; defaults when absent. */
 export async function loadRedactionConfig(file?: string): Promise<RedactionConfig> {
-  const where = (await findConfigFile(file)) ?? CONFIG_NAME;
-  const raw = await readConfigSection(file, 'redact');
+  return loadRedactionConfigSync(file);
+}
+
+/** `loadRedactionConfig`, at once. */
+export function loadRedactionConfigSync(file?: string): RedactionConfig {
+  const where = findConfigFileSync(file) ?? CONFIG_NAME;
+  const raw = readConfigSectionSync(file, 'redact');
   const result = redactionConfigSchema.safeParse(raw ?? {});
   if (!result.success) {
     const issue = result.error.issues[0];

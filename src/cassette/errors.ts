@@ -7,7 +7,8 @@ export type CassetteErrorCode =
   | 'cassette_schema'
   | 'cassette_unwritable'
   | 'cassette_too_deep'
-  | 'cassette_too_big';
+  | 'cassette_too_big'
+  | 'cassette_not_prunable';
 
 /**
  * A cassette that cannot be read or written. The message starts with

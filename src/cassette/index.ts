@@ -33,6 +33,7 @@ export {
   portablePass,
   restoreBody,
 } from './portable-paths.js';
+export { withoutInteractions } from './prune.js';
 export { readCanonicalYaml } from './read-canonical-yaml.js';
 export {
   ALWAYS_REDACTED_HEADERS,

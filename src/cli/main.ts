@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   timeline: async () => (await import('./commands/timeline.js')).registerTimeline,
   har: async () => (await import('./commands/har.js')).registerHar,
   scan: async () => (await import('./commands/scan.js')).registerScan,
+  prune: async () => (await import('./commands/prune.js')).registerPrune,
   sim: async () => (await import('./commands/sim.js')).registerSim,
 };
 

@@ -35,11 +35,16 @@ export function parseLabel(value: string, previous: Record<string, string> = {})
   return { ...previous, [value.slice(0, eq)]: value.slice(eq + 1) };
 }
 
-/** Parses a `--seed`: a non-negative integer. */
-export function parseSeed(value: string): number {
-  if (!/^\d{1,10}$/.test(value)) throw new UsageError(`--seed ${JSON.stringify(value)} must be a whole number, e.g. --seed 1`);
-  return Number(value);
-}
+/** A parser for a seed flag: a non-negative integer. */
+export const seedParser =
+  (flag: string) =>
+  (value: string): number => {
+    if (!/^\d{1,10}$/.test(value)) throw new UsageError(`${flag} ${JSON.stringify(value)} must be a whole number, e.g. ${flag} 1`);
+    return Number(value);
+  };
+
+/** Parses a `--seed`. */
+export const parseSeed = seedParser('--seed');
 
 /** Parses a duration flag in whole milliseconds (0 to one minute). */
 export function parseWholeMs(value: string): number {

@@ -6,7 +6,7 @@ import { familyOfManifest } from '../families/index.js';
 import type { ReplayDoor } from '../families/kit/index.js';
 import { pickShard, type Shard } from '../fs/shard.js';
 import { loadManifest, type ProbeResult, type Verdict } from '../manifest/index.js';
-import type { ReplayOptions } from '../replayer/index.js';
+import type { ReplayOptions, UsageFile } from '../replayer/index.js';
 import { cassetteFetch } from './replay-door.js';
 
 export interface ReplayCheckRow {
@@ -81,16 +81,20 @@ export async function replayCheck(
     replay?: ReplayOptions;
     shard?: Shard;
     onRow?: (row: ReplayCheckRow, done: number, total: number) => void;
+    /** What each probe's replay used of its cassette (`bench replay-check --usage`, for `bench prune`). */
+    onUsage?: (usage: UsageFile) => void;
   } = {},
 ): Promise<ReplayCheckRow[]> {
   const rows: ReplayCheckRow[] = [];
   const probes = await recordedProbes(dir, options.shard);
   for (const recorded of probes) {
     const { harness, probe, result, file } = recorded;
-    const door = options.fetchFor
-      ? await options.fetchFor(file)
-      : { fetch: cassetteFetch([{ name: result.cassette, cassette: await loadCassette(file) }], options.replay) };
+    const own = options.fetchFor
+      ? undefined
+      : cassetteFetch([{ name: result.cassette, cassette: await loadCassette(file), file }], options.replay);
+    const door = own ? { fetch: own } : await (options.fetchFor as (file: string) => Promise<ReplayDoor>)(file);
     const { replayed, reason } = await recorded.replay(door);
+    if (own) options.onUsage?.(own.engine.usage());
     const row = { harness, probe, file, expected: result.verdict, replayed, reason, ok: replayed === result.verdict };
     rows.push(row);
     options.onRow?.(row, rows.length, probes.length);

@@ -1,6 +1,7 @@
 import type { Cassette, Interaction, MachineFolders, RedactionConfig, StreamEnd } from '../cassette/index.js';
 import type { CassetteClock } from './cassette-clock.js';
 import type { UnmatchedRequestError } from './errors.js';
+import type { FaultRule, InjectedFault } from './faults/schema.js';
 import type { MatchOptions, RequestShape } from './match-request.js';
 import type { StreamCauses } from './stream-causes.js';
 import type { TimingMode } from './timing.js';
@@ -19,8 +20,19 @@ export interface ReplayOptions extends MatchOptions {
   onExhausted?: 'repeat' | 'error';
   /** The client's own workspace, home and temp folders, put back where the cassette has placeholders. */
   folders?: MachineFolders;
+  /**
+   * The `tapedeck.config.json` whose `match` and `redact` sections the door reads under these options: the
+   * nearest from the working folder up to the repository root by default; `false` reads none.
+   */
+  config?: string | false;
   /** The redaction the cassettes were recorded with: live requests get the same, so they match. */
   redact?: RedactionConfig;
+  /** Faults to inject: the transport broken on the answers the rules choose (see `FaultRule`). */
+  faults?: readonly FaultRule[];
+  /** The seed a fault's `probability` draws from (default 0): the same seed breaks the same calls. */
+  faultSeed?: number;
+  /** Called as each fault fires: a door logs it. */
+  onFault?: (fault: InjectedFault) => void;
   /**
    * Re-chunks each stream's bytes on their way out (fuzzing: other chunk
    * boundaries, other line endings); which bytes are due, and when, is unchanged.
@@ -31,6 +43,8 @@ export interface ReplayOptions extends MatchOptions {
 export interface NamedCassette {
   name: string;
   cassette: Cassette;
+  /** The file it was loaded from: a usage record (for `bench prune`) names it. */
+  file?: string;
 }
 
 /** One recorded interaction as the engine serves it. */
@@ -83,11 +97,16 @@ export type ReplayAnswer =
       status: number;
       headers: [string, string][];
       frames: (signal: AbortSignal) => AsyncGenerator<Buffer>;
-      end: StreamEnd;
+      /** As recorded, or a fault's: `malformed` sends a chunk the HTTP framing cannot parse after the bytes. */
+      end: StreamEnd | 'malformed';
+      /** A fault's latency: the headers wait this long. */
+      delayMs?: number;
       /** Trailer fields to send after a stream the server ended. */
       trailers?: [string, string][] | undefined;
     }
   | { kind: 'failure'; entry: EntryInfo; status: 502; body: Buffer }
+  /** A fault: the connection drops before any header. */
+  | { kind: 'reset'; entry: EntryInfo }
   | { kind: 'websocket'; entry: EntryInfo; status: 101; session: WsSessionLike }
   | {
       kind: 'unmatched';
@@ -108,8 +127,8 @@ export const STRICT_MISS_STATUS = 400;
 /** How many unmatched requests an engine keeps for its report (the count goes on). */
 export const MISSES_KEPT = 100;
 
-/** How a recorded plain body ended. */
-export type BodyEnd = 'complete' | 'broken' | 'client-closed';
+/** How a recorded plain body ended; `malformed` is a fault's (a chunk the HTTP framing cannot parse after the bytes). */
+export type BodyEnd = 'complete' | 'broken' | 'client-closed' | 'malformed';
 
 /** The answers a plain HTTP request can get. */
 export type HttpAnswer = Exclude<ReplayAnswer, { kind: 'websocket' }>;
@@ -117,4 +136,10 @@ export type HttpAnswer = Exclude<ReplayAnswer, { kind: 'websocket' }>;
 export interface EntryInfo {
   cassette: string;
   seq: number;
+}
+
+/** A recorded interaction as a report of use lists it: where it is, and what it answers. */
+export interface UnusedEntry extends EntryInfo {
+  method: string;
+  path: string;
 }

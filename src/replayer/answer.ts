@@ -11,6 +11,7 @@ import {
 import type { BodyEnd, Entry, EntryInfo, ReplayAnswer, ReplayOptions } from './answer-types.js';
 import { type Echoes, restoreEchoes } from './echoes.js';
 import { encodeStream } from './encode-stream.js';
+import type { StreamCut } from './faults/index.js';
 import { type FrameText, parsesAsJson, streamFrames } from './sse-frames.js';
 
 /** What an answer is made with: how recorded text reads for this client, the timing, and a fuzzer's reframing. */
@@ -19,7 +20,7 @@ export interface AnswerText extends FrameText {
 }
 
 /** The recorded answer to a plain request (not an upgrade), with the values it echoes given back. */
-export function recordedAnswer(entry: Entry, text: AnswerText, echoes: Echoes | undefined): ReplayAnswer {
+export function recordedAnswer(entry: Entry, text: AnswerText, echoes: Echoes | undefined, cut?: StreamCut): ReplayAnswer {
   const i = entry.interaction;
   const info = { cassette: entry.name, seq: i.seq };
   if (i.response?.websocket) return websocketOnly(info);
@@ -39,7 +40,7 @@ export function recordedAnswer(entry: Entry, text: AnswerText, echoes: Echoes | 
   }
   const servedAt = performance.now();
   const frames = (signal: AbortSignal) => {
-    const own = streamFrames(entry, stream.events, servedAt, signal, text, echoes);
+    const own = streamFrames(entry, stream.events, servedAt, signal, text, echoes, cut);
     const framed = text.reframe ? text.reframe(own, info) : own;
     return encoding ? encodeStream(framed, encoding) : framed;
   };

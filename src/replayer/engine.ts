@@ -1,13 +1,16 @@
 import { currentFolders, folderRestorer, placeholderMapper, type WsSession } from '../cassette/index.js';
 import { type AnswerText, recordedAnswer } from './answer.js';
-import type { Entry, EntryInfo, HttpAnswer, NamedCassette, ReplayAnswer, ReplayOptions } from './answer-types.js';
+import type { Entry, HttpAnswer, NamedCassette, ReplayAnswer, ReplayOptions, UnusedEntry } from './answer-types.js';
 import { AnswerChooser } from './choose.js';
+import { breakAnswer, breakSession, checkedFaults, FaultPlan, type InjectedFault, statusAnswer, streamCut } from './faults/index.js';
 import { echoesFor, LiveRequests } from './live-request.js';
+import type { MatchPlaces } from './match-config.js';
 import type { ReplayRequest } from './match-request.js';
 import { MissReport, unmatchedAnswer } from './misses.js';
 import { RouteIndex } from './route-index.js';
 import { parseTiming, type TimingMode } from './timing.js';
-import { WsReplaySession, WsSessionPool, type WsTexts } from './ws/index.js';
+import { type UsageFile, usageOf } from './usage.js';
+import { WsReplaySession, type WsSessionLike, WsSessionPool, type WsTexts } from './ws/index.js';
 
 export {
   type BodyEnd,
@@ -18,6 +21,7 @@ export {
   type ReplayAnswer,
   type ReplayOptions,
   STRICT_MISS_STATUS,
+  type UnusedEntry,
 } from './answer-types.js';
 
 /**
@@ -32,13 +36,16 @@ export class ReplayEngine extends MissReport {
   private readonly text: AnswerText;
   /** Per path with recorded WebSocket sessions, which connection holds which session. */
   private readonly pools = new Map<string, WsSessionPool>();
+  private readonly faultPlan: FaultPlan | undefined;
   readonly timing: TimingMode;
   readonly mode: 'strict' | 'lenient';
   readonly maxRequestBody: number | undefined;
 
   constructor(
-    cassettes: readonly NamedCassette[],
+    private readonly cassettes: readonly NamedCassette[],
     private readonly options: ReplayOptions = {},
+    /** Where the doors' matching settings came from (see `withMatchConfig`): a miss's advice names it. */
+    private readonly places?: MatchPlaces,
   ) {
     super();
     this.timing = parseTiming(options.timing);
@@ -49,6 +56,8 @@ export class ReplayEngine extends MissReport {
     this.live = new LiveRequests(options, placeholderMapper(folders).text);
     this.index = new RouteIndex(cassettes, options);
     this.chooser = new AnswerChooser(this.timing, options.onExhausted);
+    const faults = checkedFaults(options.faults);
+    this.faultPlan = faults.length ? new FaultPlan(faults, options.faultSeed, options.onFault) : undefined;
   }
 
   /** Chooses the recorded answer for a request and marks it served; a recorded WebSocket session answers 426. */
@@ -65,27 +74,53 @@ export class ReplayEngine extends MissReport {
     const { content, req, shape, key, group } = this.live.match(live, this.index);
     if (upgrade && group?.[0]?.interaction.response?.websocket) {
       const pool = this.pools.get(key) ?? this.pools.set(key, poolOf(group, this.chooser, this.sessions)).get(key);
-      const first = group[0];
-      if (pool?.hasFree)
-        return { kind: 'websocket', entry: { cassette: first.name, seq: first.interaction.seq }, status: 101, session: pool.connect() };
+      if (pool?.hasFree) return this.sessionAnswer(live, group[0], () => pool.connect());
     }
     const chosen = group && this.chooser.choose(key, group);
     if (!chosen) {
-      const answer = unmatchedAnswer(this.index, req, shape, { strict: this.mode === 'strict', onMiss: this.options.onMiss });
+      const answer = unmatchedAnswer(this.index, req, shape, {
+        strict: this.mode === 'strict',
+        onMiss: this.options.onMiss,
+        places: this.places,
+      });
       this.recordMiss(answer.error);
       return answer;
     }
     const { entry, advances } = chosen;
     entry.served = true;
     if (advances) this.chooser.reached(entry);
-    if (upgrade && entry.interaction.response?.websocket)
-      return {
-        kind: 'websocket',
-        entry: { cassette: entry.name, seq: entry.interaction.seq },
-        status: 101,
-        session: replaySession(entry, this.sessions),
-      };
-    return recordedAnswer(entry, this.text, echoesFor(entry, content, req));
+    if (upgrade && entry.interaction.response?.websocket) return this.sessionAnswer(live, entry, () => replaySession(entry, this.sessions));
+    const info = { cassette: entry.name, seq: entry.interaction.seq };
+    const stream = entry.interaction.response?.stream;
+    const fault = this.faultPlan?.choose(live, info, stream ? 'sse' : 'http');
+    const cut = fault && stream ? streamCut(fault.rule, stream.events.length) : undefined;
+    const answer = recordedAnswer(entry, this.text, echoesFor(entry, content, req), cut);
+    return fault && answer.kind !== 'websocket' ? breakAnswer(answer, fault.rule, fault.index) : answer;
+  }
+
+  /** A recorded WebSocket session for an upgrade, or the fault that breaks it (a status or a reset takes no session). */
+  private sessionAnswer(live: ReplayRequest, entry: Entry, connect: () => WsSessionLike): ReplayAnswer {
+    const info = { cassette: entry.name, seq: entry.interaction.seq };
+    const fault = this.faultPlan?.choose(live, info, 'websocket');
+    if (fault?.rule.kind === 'status') return statusAnswer(info, fault.rule, fault.index);
+    if (fault?.rule.kind === 'reset') return { kind: 'reset', entry: info };
+    const session = connect();
+    return { kind: 'websocket', entry: info, status: 101, session: fault ? breakSession(session, fault.rule) : session };
+  }
+
+  /** The faults that fired, latest last (at most `FAULTS_KEPT`): a test asserts that the one it declared did. */
+  get injectedFaults(): readonly InjectedFault[] {
+    return this.faultPlan?.injected ?? [];
+  }
+
+  /** How many faults fired, all told. */
+  get faultCount(): number {
+    return this.faultPlan?.count ?? 0;
+  }
+
+  /** How many times each fault rule fired, by its place in the list. */
+  get faultsByRule(): readonly number[] {
+    return this.faultPlan?.firedByRule() ?? [];
   }
 
   /** The request's path as a log line may show it: its secrets replaced, as a recording has them. */
@@ -94,8 +129,18 @@ export class ReplayEngine extends MissReport {
   }
 
   /** Recorded interactions the client never asked for (reads skipped for a later due answer are not counted). */
-  unused(): EntryInfo[] {
+  unused(): UnusedEntry[] {
     return this.index.unused();
+  }
+
+  /** What this replay used of each cassette file, as `bench prune` reads it (a repeated read served once counts whole). */
+  usage(): UsageFile {
+    const used = new Map<number, number[]>();
+    for (const e of this.index.used()) used.set(e.index, [...(used.get(e.index) ?? []), e.interaction.seq]);
+    return usageOf(
+      this.cassettes.map((c) => ({ file: c.file, interactions: c.cassette.interactions.length })),
+      used,
+    );
   }
 
   /** What a replayed WebSocket session needs: how frames read as recorded text and back, and the timing. */

@@ -19,6 +19,7 @@ export class UnmatchedRequestError extends TapedeckError {
     readonly method: string,
     readonly path: string,
     readonly nearest: NearMiss[],
+    places: (setting: 'ignoreBodyPaths' | 'ignoreQuery' | 'matchHeaders') => string = DEFAULT_PLACES,
   ) {
     const near = nearest
       .map((n) => {
@@ -29,26 +30,23 @@ export class UnmatchedRequestError extends TapedeckError {
       .join('; ');
     super(
       'unmatched_request',
-      `no recorded interaction matches ${method} ${path}. ${nearest.length ? `Nearest: ${near}.` : 'The cassettes hold no request at all.'} ${remedy(nearest[0]?.differs[0]?.path)}`,
+      `no recorded interaction matches ${method} ${path}. ${nearest.length ? `Nearest: ${near}.` : 'The cassettes hold no request at all.'} ${remedy(nearest[0]?.differs[0]?.path, places)}`,
       { exitCode: 1 },
     );
   }
 }
 
-/**
- * What to do about the nearest difference, naming only options that exist:
- * a body field or a query parameter can be ignored, in the "match" section of
- * tapedeck.config.json (bench replay, --config) or in the replay options.
- */
-function remedy(path: string | undefined): string {
-  const where = '(the "match" section of tapedeck.config.json, or the replay options)';
+const DEFAULT_PLACES = (setting: string) => `the "match" section of tapedeck.config.json, or the ${setting} option`;
+
+/** What to do about the nearest difference, naming only options that exist, in the place the user can change them. */
+function remedy(path: string | undefined, places: (setting: 'ignoreBodyPaths' | 'ignoreQuery' | 'matchHeaders') => string): string {
   if (path?.startsWith('body.')) {
     const field = path.slice('body.'.length).replace(/\[(\d+)\]/g, '.$1');
-    return `Record again, or ignore that field: "ignoreBodyPaths": [${JSON.stringify(field)}] ${where}.`;
+    return `Record again, or ignore that field: "ignoreBodyPaths": [${JSON.stringify(field)}] (${places('ignoreBodyPaths')}).`;
   }
   if (path?.startsWith('query.'))
-    return `Record again, or ignore that parameter: "ignoreQuery": [${JSON.stringify(path.slice('query.'.length))}] ${where}.`;
+    return `Record again, or ignore that parameter: "ignoreQuery": [${JSON.stringify(path.slice('query.'.length))}] (${places('ignoreQuery')}).`;
   if (path?.startsWith('headers.'))
-    return `Record again, or stop matching that header: leave ${JSON.stringify(path.slice('headers.'.length))} out of "matchHeaders" ${where}.`;
+    return `Record again, or stop matching that header: leave ${JSON.stringify(path.slice('headers.'.length))} out of "matchHeaders" (${places('matchHeaders')}).`;
   return 'Record again.';
 }

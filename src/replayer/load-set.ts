@@ -29,7 +29,7 @@ export async function loadCassetteSet(path: string): Promise<NamedCassette[]> {
   const out: NamedCassette[] = [];
   for (const file of files) {
     const cassette: Cassette = await loadCassette(file);
-    out.push({ name: isDir ? relative(path, file) : basename(file), cassette });
+    out.push({ name: isDir ? relative(path, file) : basename(file), cassette, file });
   }
   return out;
 }

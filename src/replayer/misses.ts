@@ -1,5 +1,6 @@
 import { MISSES_KEPT, type ReplayAnswer, STRICT_MISS_STATUS } from './answer-types.js';
 import { type NearMiss, UnmatchedRequestError } from './errors.js';
+import type { MatchPlaces } from './match-config.js';
 import { differences, type ReplayRequest, type RequestShape } from './match-request.js';
 import type { RouteIndex } from './route-index.js';
 
@@ -31,7 +32,7 @@ export function unmatchedAnswer(
   index: RouteIndex,
   req: ReplayRequest,
   shape: RequestShape,
-  how: { strict: boolean; onMiss: number | undefined },
+  how: { strict: boolean; onMiss: number | undefined; places?: MatchPlaces | undefined },
 ): Extract<ReplayAnswer, { kind: 'unmatched' }> {
   index.indexAll();
   const nearest: NearMiss[] = index.entries
@@ -45,7 +46,7 @@ export function unmatchedAnswer(
       path: e.interaction.request.path,
       differs,
     }));
-  const error = new UnmatchedRequestError(req.method.toUpperCase(), req.path, nearest);
+  const error = new UnmatchedRequestError(req.method.toUpperCase(), req.path, nearest, how.places);
   const { strict } = how;
   const body = Buffer.from(
     JSON.stringify({

@@ -1,15 +1,26 @@
 import { HttpResponse, http, type WebSocketHandler } from 'msw';
 import { type HttpAnswer, type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
+import { withMatchConfig } from './match-config.js';
 import { cassetteWebSocketHandler } from './msw-ws-door.js';
 
 const NO_BODY = new Uint8Array(0);
 
+/** How fetch reports a body that broke off: `terminated`, caused by the socket closing or (a fault) an unreadable chunk. */
+function terminated(end: 'broken' | 'malformed'): TypeError {
+  const cause =
+    end === 'malformed'
+      ? Object.assign(new Error('Response does not match the HTTP/1.1 protocol (Invalid character in chunk size)'), {
+          name: 'HTTPParserError',
+          code: 'HPE_INVALID_CHUNK_SIZE',
+        })
+      : Object.assign(new Error('other side closed'), { name: 'SocketError', code: 'UND_ERR_SOCKET' });
+  return new TypeError('terminated', { cause });
+}
+
 /** What the MSW handler answers with: a Fetch Response, streams included. */
 function toResponse(answer: HttpAnswer): Response {
-  if (answer.kind === 'unmatched' && answer.strict) {
-    // Strict: the request itself fails, so the client under test sees an error.
-    return HttpResponse.error();
-  }
+  // Strict: the request itself fails, so the client under test sees an error; a fault's reset fails it the same way.
+  if ((answer.kind === 'unmatched' && answer.strict) || answer.kind === 'reset') return HttpResponse.error();
   if (answer.kind !== 'stream') {
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
     if (answer.kind !== 'response' || answer.end === 'complete') {
@@ -33,9 +44,9 @@ function toResponse(answer: HttpAnswer): Response {
         if (!sent) {
           sent = true;
           stream.enqueue(new Uint8Array(answer.body));
-        } else if (end === 'broken') {
+        } else if (end === 'broken' || end === 'malformed') {
           await new Promise((r) => setTimeout(r, 1));
-          stream.error(new TypeError('terminated'));
+          stream.error(terminated(end));
         } else await new Promise<void>(() => {});
       },
     });
@@ -52,10 +63,10 @@ function toResponse(answer: HttpAnswer): Response {
         return; // cancelled by the client
       }
       if (answer.end === 'server-closed') stream.close();
-      else if (answer.end === 'broken') {
+      else if (answer.end === 'broken' || answer.end === 'malformed') {
         // Erroring discards what is still queued: the break a turn of the loop after the last bytes, as off a socket.
         await new Promise((r) => setTimeout(r, 1));
-        stream.error(new TypeError('terminated'));
+        stream.error(terminated(answer.end));
       }
       // A stream the client closed when recording stays open until this client cancels.
     },
@@ -80,7 +91,8 @@ export interface CassetteHandlerOptions extends ReplayOptions {
 
 /** MSW handlers that answer from cassettes (HTTP, SSE and WebSocket sessions), for people who own their `setupServer`. */
 export function cassetteHandlers(cassettes: readonly NamedCassette[], options: CassetteHandlerOptions = {}): CassetteHandlers {
-  const engine = new ReplayEngine(cassettes, options);
+  const { options: configured, places } = withMatchConfig(options);
+  const engine = new ReplayEngine(cassettes, configured, places);
   const handler = http.all('*', async ({ request }) => {
     const url = new URL(request.url);
     // A GET or HEAD has no body: no read (and no promise) for it.
@@ -95,8 +107,9 @@ export function cassetteHandlers(cassettes: readonly NamedCassette[], options: C
         new Request(request.url, { method: request.method, headers: request.headers, body: bodyless ? null : body }),
       );
     }
-    // Realtime and scaled timing hold a plain answer as long as the recording took, as the other doors do.
-    if (answer.kind === 'response' && answer.delayMs > 0) await new Promise((r) => setTimeout(r, answer.delayMs));
+    // Realtime and scaled timing hold a plain answer as long as the recording took, as the other doors do (and a fault's latency).
+    const delay = answer.kind === 'response' || answer.kind === 'stream' ? (answer.delayMs ?? 0) : 0;
+    if (delay > 0) await new Promise((r) => setTimeout(r, delay));
     return toResponse(answer);
   });
   const webSockets = cassettes.some((c) => c.cassette.interactions.some((i) => i.response?.websocket));

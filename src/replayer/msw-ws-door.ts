@@ -48,6 +48,8 @@ export function cassetteWebSocketHandler(engine: ReplayEngine) {
     client.addEventListener('close', () => controller.abort());
     void (async () => {
       for await (const out of session.outgoing(controller.signal)) {
+        // MSW has no drop without a close frame: a fault's reset closes with 1006, the code a client sees for one.
+        if ('terminate' in out) return client.close(1006, '');
         if ('close' in out) return client.close(mswCloseCode(out.close.code), out.close.reason);
         client.send(out.binary ? new Uint8Array(out.data as Buffer) : (out.data as string));
       }

@@ -55,6 +55,7 @@ const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** One log line per answer: what was asked and which recording answered. */
 export function describeAnswer(method: string, path: string, answer: HttpAnswer): string {
   if (answer.kind === 'unmatched') return `${method} ${path} → ${answer.status} unmatched`;
+  if (answer.kind === 'reset') return `${method} ${path} → ${answer.entry.cassette} #${answer.entry.seq} reset (fault)`;
   return `${method} ${path} → ${answer.entry.cassette} #${answer.entry.seq} ${answer.status}${answer.kind === 'stream' ? ' (stream)' : ''}`;
 }
 
@@ -64,6 +65,10 @@ export function describeAnswer(method: string, path: string, answer: HttpAnswer)
  * that, and a replay server should cost no more than a plain one.
  */
 export function writeAnswer(answer: HttpAnswer, res: ServerResponse): Promise<void> | undefined {
+  if (answer.kind === 'reset') {
+    res.socket?.destroy();
+    return undefined;
+  }
   if (answer.kind === 'unmatched' || (answer.kind === 'response' && answer.end === 'complete' && answer.delayMs <= 0)) {
     writeWhole(answer, res);
     return undefined;
@@ -71,7 +76,7 @@ export function writeAnswer(answer: HttpAnswer, res: ServerResponse): Promise<vo
   return writeLater(answer, res);
 }
 
-function writeWhole(answer: Exclude<HttpAnswer, { kind: 'stream' }>, res: ServerResponse): void {
+function writeWhole(answer: Exclude<HttpAnswer, { kind: 'stream' | 'reset' }>, res: ServerResponse): void {
   const head = answer.kind === 'response' ? answer.headers.flat() : ['content-type', 'application/json'];
   const trailers = answer.kind === 'response' ? answer.trailers : undefined;
   // Trailers need a chunked body: no length then, and the names announced as the server announced them.
@@ -92,8 +97,10 @@ const SMALL_BODY = 16 * 1024;
 const announce = (trailers: [string, string][]) => [...new Set(trailers.map(([name]) => name))].join(', ');
 
 async function writeLater(answer: HttpAnswer, res: ServerResponse): Promise<void> {
+  const delay = answer.kind === 'response' || answer.kind === 'stream' ? (answer.delayMs ?? 0) : 0;
+  if (delay > 0) await wait(delay);
+  if (answer.kind === 'reset') return;
   if (answer.kind !== 'stream') {
-    if (answer.kind === 'response' && answer.delayMs > 0) await wait(answer.delayMs);
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
     const end = answer.kind === 'response' ? answer.end : 'complete';
     if (end === 'complete') {
@@ -105,6 +112,7 @@ async function writeLater(answer: HttpAnswer, res: ServerResponse): Promise<void
     res.flushHeaders();
     if (answer.body.byteLength > 0) await new Promise((r) => res.write(answer.body, r));
     if (end === 'broken') res.destroy();
+    if (end === 'malformed') writeMalformedChunk(res);
     return;
   }
   res.writeHead(answer.status, answer.trailers ? [...answer.headers.flat(), 'trailer', announce(answer.trailers)] : answer.headers.flat());
@@ -126,7 +134,15 @@ async function writeLater(answer: HttpAnswer, res: ServerResponse): Promise<void
   }
   // Break only once the last events are on the wire, as the recorded stream did.
   else if (answer.end === 'broken') await flushed.then(() => res.destroy());
+  else if (answer.end === 'malformed') await flushed.then(() => writeMalformedChunk(res));
   // Closed by the client or the proxy when recorded: stays open until this client closes.
+}
+
+/** A fault: straight onto the socket, past node's chunked framing, a chunk-size line no HTTP parser can read; then the close. */
+function writeMalformedChunk(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!socket) return;
+  socket.end('tapedeck-malformed-chunk\r\n', () => socket.destroy());
 }
 
 /**
@@ -191,6 +207,7 @@ export function serveNodeUpgrade(
   const answer = engine.upgrade({ method: 'GET', path, headers: req.headers, body: Buffer.alloc(0) });
   if (answer.kind !== 'websocket') {
     log?.(answer.kind === 'unmatched' ? answer.error.message : describeAnswer('GET', engine.pathForLog(live(req)), answer));
+    if (answer.kind === 'reset') return void socket.destroy();
     const body = answer.kind === 'stream' ? Buffer.alloc(0) : answer.body;
     socket.end(
       `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${body.byteLength}\r\nconnection: close\r\n\r\n${body.toString()}`,
@@ -216,6 +233,7 @@ export function serveNodeUpgrade(
     });
     void (async () => {
       for await (const out of session.outgoing(controller.signal)) {
+        if ('terminate' in out) return ws.terminate();
         if ('close' in out) {
           if (sendableCloseCode(out.close.code)) ws.close(out.close.code, out.close.reason);
           else ws.terminate();

@@ -3,6 +3,7 @@ import type { WebSocket } from 'ws';
 import { listen } from '../net/listen.js';
 import { authorityOrigin, serveTunnels, type TunnelDecision } from '../net/tunnels.js';
 import { type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
+import { withMatchConfig } from './match-config.js';
 import { serveNodeRequest, serveNodeUpgrade } from './node-door.js';
 
 export interface ReplayServerOptions extends ReplayOptions {
@@ -20,7 +21,8 @@ export interface ReplayServer {
 
 /** Serves cassettes as a real HTTP server on loopback, for clients in any language. */
 export async function startReplayServer(cassettes: readonly NamedCassette[], options: ReplayServerOptions = {}): Promise<ReplayServer> {
-  const engine = new ReplayEngine(cassettes, options);
+  const { options: configured, places } = withMatchConfig(options);
+  const engine = new ReplayEngine(cassettes, configured, places);
   const server = createServer((req, res) => {
     res.sendDate = false;
     if (req.url === HEALTH && req.method === 'GET') {
@@ -77,7 +79,7 @@ function answerFailure(req: IncomingMessage, res: ServerResponse, err: unknown, 
 export const HEALTH = '/__tapedeck/health';
 
 function answerHealth(res: ServerResponse, engine: ReplayEngine): void {
-  const body = JSON.stringify({ status: 'ok', misses: engine.missCount });
+  const body = JSON.stringify({ status: 'ok', misses: engine.missCount, faults: engine.faultCount });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }

@@ -1,5 +1,5 @@
 import type { Body } from '../cassette/index.js';
-import type { Entry, EntryInfo, NamedCassette, ReplayOptions } from './answer-types.js';
+import type { Entry, NamedCassette, ReplayOptions, UnusedEntry } from './answer-types.js';
 import { CassetteClock } from './cassette-clock.js';
 import { isMutating, LARGE_BODY, pathnameOf, recordedShape, shapeKey } from './match-request.js';
 
@@ -53,14 +53,25 @@ export class RouteIndex {
   }
 
   /** Recorded interactions the client never asked for (reads skipped for a later due answer are not counted). */
-  unused(): EntryInfo[] {
-    const out: EntryInfo[] = [];
+  unused(): UnusedEntry[] {
+    const out: UnusedEntry[] = [];
     for (const group of this.allGroups()) {
       const read = !isMutating(group[0]?.interaction.request.method ?? 'GET');
       if (read && group.some((e) => e.served)) continue;
-      for (const e of group) if (!e.served) out.push({ cassette: e.name, seq: e.interaction.seq });
+      for (const e of group) if (!e.served) out.push(usedEntry(e));
     }
-    return out.sort((a, b) => (a.cassette < b.cassette ? -1 : a.cassette > b.cassette ? 1 : a.seq - b.seq));
+    return out.sort(byPlace);
+  }
+
+  /** Every recorded interaction some request was answered with, as `unused` counts them: a repeated read served once is used. */
+  used(): Entry[] {
+    const out: Entry[] = [];
+    for (const group of this.allGroups()) {
+      const read = !isMutating(group[0]?.interaction.request.method ?? 'GET');
+      const anyServed = group.some((e) => e.served);
+      for (const e of group) if (e.served || (read && anyServed)) out.push(e);
+    }
+    return out;
   }
 
   /** Builds the shapes of one path's entries and files them in their groups, in recorded order. */
@@ -86,3 +97,12 @@ function storedLarge(body: Body | undefined): boolean {
   if ('base64' in body) return body.base64.length * 3 > LARGE_BODY * 4;
   return false;
 }
+
+const usedEntry = (e: Entry): UnusedEntry => ({
+  cassette: e.name,
+  seq: e.interaction.seq,
+  method: e.interaction.request.method,
+  path: e.interaction.request.path,
+});
+
+const byPlace = (a: UnusedEntry, b: UnusedEntry) => (a.cassette < b.cassette ? -1 : a.cassette > b.cassette ? 1 : a.seq - b.seq);

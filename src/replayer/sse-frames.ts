@@ -5,6 +5,7 @@ import { abortableSleep } from './abortable-sleep.js';
 import type { Entry } from './answer-types.js';
 import { delayFor } from './choose.js';
 import { type Echoes, restoreEchoes } from './echoes.js';
+import type { StreamCut } from './faults/index.js';
 import { streamCauses } from './stream-causes.js';
 import type { TimingMode } from './timing.js';
 
@@ -51,6 +52,7 @@ export async function* streamFrames(
   signal: AbortSignal,
   text: FrameText,
   echoes?: Echoes,
+  cut?: StreamCut,
 ): AsyncGenerator<Buffer> {
   let batch = '';
   const own = entry.interaction.seq;
@@ -66,7 +68,8 @@ export async function* streamFrames(
       : timing.kind === 'instant'
         ? 0
         : servedAt + timing.factor * (item.at - ownStart) - performance.now();
-  for (const [n, item] of events.entries()) {
+  for (const n of cut?.order ?? events.keys()) {
+    const item = events[n] as SseItem;
     const cause = causes[n] ?? item.after;
     // The client has sent this stream's own request, so what followed it alone is due.
     const gated = cause > own && !entry.clock.reached(cause, keys);
@@ -81,6 +84,8 @@ export async function* streamFrames(
     batch += wire ? (wire[n] ??= encode(item, text)) : encode(item, text, echoes);
   }
   if (batch) yield Buffer.from(batch);
+  // A fault that cut the stream ends it where it cut: the recorded end is not waited for.
+  if (cut && !cut.ownEnd) return;
   await streamEnd(entry, servedAt, signal, text.timing, endCause, keys);
 }
 

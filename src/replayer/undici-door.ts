@@ -1,5 +1,6 @@
 import { Dispatcher, errors } from 'undici';
 import { type HttpAnswer, type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
+import { withMatchConfig } from './match-config.js';
 
 type LegacyHandler = {
   onConnect?: (abort: (err?: Error) => void, context?: unknown) => void;
@@ -54,6 +55,16 @@ function headerRecord(raw: unknown): Record<string, string | string[] | undefine
   return Object.fromEntries(Object.entries(raw as Record<string, string>).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
+/** What undici raises when a body breaks off: the socket closed, or (a fault) a chunk its parser cannot read. */
+const breakError = (end: 'broken' | 'malformed') =>
+  end === 'malformed'
+    ? // The types give the constructor a single argument; undici's own takes the code second, as its parser calls it.
+      new (errors.HTTPParserError as unknown as new (message: string, code: string) => Error)(
+        'Response does not match the HTTP/1.1 protocol (Invalid character in chunk size)',
+        'INVALID_CHUNK_SIZE',
+      )
+    : new errors.SocketError('other side closed');
+
 /**
  * An undici Dispatcher that answers from cassettes: for code that calls
  * undici's `request`/`fetch` directly, which MSW on Node 20 does not see.
@@ -63,7 +74,8 @@ export class CassetteDispatcher extends Dispatcher {
 
   constructor(cassettes: readonly NamedCassette[], options: ReplayOptions = {}) {
     super();
-    this.engine = new ReplayEngine(cassettes, options);
+    const { options: configured, places } = withMatchConfig(options);
+    this.engine = new ReplayEngine(cassettes, configured, places);
   }
 
   override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
@@ -100,14 +112,19 @@ export class CassetteDispatcher extends Dispatcher {
   /** Plain answers complete synchronously; delayed answers and streams return a promise. */
   private deliver(answer: HttpAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> | undefined {
     if (answer.kind === 'unmatched' && answer.strict) throw answer.error;
+    const delay = answer.kind === 'response' || answer.kind === 'stream' ? (answer.delayMs ?? 0) : 0;
+    if (delay > 0) return new Promise<void>((r) => setTimeout(r, delay)).then(() => this.deliverNow(answer, h, signal));
+    return this.deliverNow(answer, h, signal);
+  }
+
+  private deliverNow(answer: HttpAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> | undefined {
+    // A fault's reset: the connection drops before any header, as a socket's would.
+    if (answer.kind === 'reset') throw new errors.SocketError('other side closed');
     if (answer.kind === 'stream') return this.deliverStream(answer, h, signal);
-    if (answer.kind === 'response' && answer.delayMs > 0) {
-      return new Promise<void>((r) => setTimeout(r, answer.delayMs)).then(() => this.deliverPlain(answer, h));
-    }
     return this.deliverPlain(answer, h);
   }
 
-  private deliverPlain(answer: Exclude<HttpAnswer, { kind: 'stream' }>, h: LegacyHandler): Promise<void> | undefined {
+  private deliverPlain(answer: Exclude<HttpAnswer, { kind: 'stream' | 'reset' }>, h: LegacyHandler): Promise<void> | undefined {
     const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
     const end = answer.kind === 'response' ? answer.end : 'complete';
     const trailers = answer.kind === 'response' ? answer.trailers : undefined;
@@ -123,7 +140,7 @@ export class CassetteDispatcher extends Dispatcher {
     }
     // The break comes after the bytes have been read, as it would off a socket (an error in the same tick is lost).
     return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      throw new errors.SocketError('other side closed');
+      throw breakError(end);
     });
   }
 
@@ -137,9 +154,9 @@ export class CassetteDispatcher extends Dispatcher {
     h.onHeaders?.(answer.status, flatHeaders(answer.headers), resume, '');
     for await (const chunk of answer.frames(signal)) h.onData?.(chunk);
     // As for a plain answer: the break after the bytes were read, not in the same tick (which loses them).
-    if (answer.end === 'broken') {
+    if (answer.end === 'broken' || answer.end === 'malformed') {
       await new Promise<void>((resolve) => setImmediate(resolve));
-      throw new errors.SocketError('other side closed');
+      throw breakError(answer.end);
     }
     if (answer.end === 'server-closed') return h.onComplete?.(answer.trailers ? flatHeaders(answer.trailers) : []);
     await new Promise((resolve) => signal.addEventListener('abort', resolve));

@@ -1,17 +1,23 @@
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { bypass, http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { appendRecording, type Cassette, writeCassetteAtomic } from '../cassette/index.js';
-import { loadRedactionConfig } from '../config.js';
 import { type MatcherEvents, toSatisfyContract } from '../contracts/matcher.js';
 import type { Pack } from '../contracts/pack.js';
 import { UsageError } from '../errors.js';
 // The built-in families' packs, so `toSatisfyContract('<pack name>')` knows them.
 import '../families/index.js';
 import { type RecordingProxy, startRecordingProxy } from '../recorder/index.js';
-import { cassetteHandlers, loadCassetteSet, loadMatchConfig, type ReplayEngine, type ReplayOptions } from '../replayer/index.js';
+import {
+  cassetteHandlers,
+  describeUnused,
+  loadCassetteSet,
+  type ReplayEngine,
+  type ReplayOptions,
+  writeUsageFile,
+} from '../replayer/index.js';
 import { canInterceptWebSockets, noGlobalWebSocket } from '../replayer/msw-ws-door.js';
 
 /**
@@ -33,6 +39,11 @@ export interface UseCassetteOptions extends ReplayOptions {
   record?: RecordMode;
   /** A fresh engine (and, recording, a fresh cassette) for every test instead of one for the file or describe block. */
   perTest?: boolean;
+  /**
+   * A folder where each replaying scope writes which recordings it used, for `bench prune --usage FOLDER`
+   * (default: `$TAPEDECK_USAGE`, if set). Scopes that record write none.
+   */
+  usage?: string;
 }
 
 /** Thrown when a recording is asked for where only replay is allowed. */
@@ -127,8 +138,8 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
       recorder = recorderHandlers(file);
     }
     const forward = recorder?.forward;
-    const configured = await withConfig(options);
-    const { handlers, engine, webSockets } = cassetteHandlers(set, forward ? { ...configured, onUnmatched: forward } : configured);
+    // The door reads tapedeck.config.json's match and redact sections as every door does; options in code win.
+    const { handlers, engine, webSockets } = cassetteHandlers(set, forward ? { ...options, onUnmatched: forward } : options);
     if (webSockets && !canInterceptWebSockets()) throw noGlobalWebSocket();
     handle.engine = engine;
     server = setupServer(...handlers);
@@ -145,12 +156,13 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
     }
     const engine = handle.engine;
     if (!engine) return;
+    await writeScopeUsage(options.usage ?? process.env.TAPEDECK_USAGE, engine);
     const miss = engine.misses[0];
     if (miss && engine.mode === 'strict') throw miss;
     const unused = engine.unused();
     if (unused.length > 0 && (options.failOnUnused ?? (engine.mode === 'strict' && mode !== 'missing'))) {
       throw new Error(
-        `tapedeck: ${unused.length} recorded interactions were never requested: ${unused.map((u) => `${u.cassette} #${u.seq}`).join(', ')}`,
+        `tapedeck: ${unused.length} recorded interactions were never requested: ${describeUnused(unused)}. Remove them with bench prune (usage: a usage file), or pass failOnUnused: false`,
       );
     }
   };
@@ -208,14 +220,13 @@ function replayOnly(mode: string, file: string | undefined): ReplayOnlyError {
   );
 }
 
-/**
- * The options with what `tapedeck.config.json` says, as `bench replay` reads it: its `match` section and its
- * `redact` rules (live requests are redacted as the recording was). Options given in code win.
- */
-async function withConfig(options: UseCassetteOptions): Promise<UseCassetteOptions> {
-  const match = await loadMatchConfig();
-  const redact = options.redact ?? (await loadRedactionConfig());
-  return { ...match, redact, ...options };
+let usageFiles = 0;
+
+/** One scope's usage, in a file of its own in the folder (a run with several test files merges them at prune). */
+async function writeScopeUsage(folder: string | undefined, engine: ReplayEngine): Promise<void> {
+  if (!folder) return;
+  usageFiles += 1;
+  await writeUsageFile(join(resolve(folder), `usage-${process.pid}-${Date.now()}-${usageFiles}.json`), engine.usage());
 }
 
 /**

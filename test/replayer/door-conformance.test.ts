@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setupServer } from 'msw/node';
 import { fetch as undiciFetch } from 'undici';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +11,10 @@ import {
   cassetteHandlers,
   type NamedCassette,
   type ReplayEngine,
+  type ReplayOptions,
   startReplayServer,
 } from '../../src/replayer/index.js';
+import { jsonGet } from '../helpers/cassettes.js';
 import { readBody, sleep, startServer } from '../helpers/servers.js';
 
 /**
@@ -97,22 +102,26 @@ beforeAll(async () => {
 
 const DOORS: Record<
   string,
-  (set: NamedCassette[], timing: string) => Promise<{ fetcher: Fetcher; engine: ReplayEngine; close(): Promise<void> }>
+  (
+    set: NamedCassette[],
+    timing: string,
+    options?: ReplayOptions,
+  ) => Promise<{ fetcher: Fetcher; engine: ReplayEngine; close(): Promise<void> }>
 > = {
-  server: async (set, timing) => {
-    const replay = await startReplayServer(set, { timing });
+  server: async (set, timing, options) => {
+    const replay = await startReplayServer(set, { ...options, timing });
     return { fetcher: (p, i) => fetch(`${replay.url}${p}`, i), engine: replay.engine, close: () => replay.close() };
   },
-  undici: async (set, timing) => {
-    const dispatcher = cassetteDispatcher(set, { timing });
+  undici: async (set, timing, options) => {
+    const dispatcher = cassetteDispatcher(set, { ...options, timing });
     return {
       fetcher: async (p, i) => (await undiciFetch(`http://api.test${p}`, { ...(i as object), dispatcher })) as unknown as Response,
       engine: dispatcher.engine,
       close: async () => {},
     };
   },
-  msw: async (set, timing) => {
-    const { handlers, engine } = cassetteHandlers(set, { timing });
+  msw: async (set, timing, options) => {
+    const { handlers, engine } = cassetteHandlers(set, { ...options, timing });
     const msw = setupServer(...handlers);
     msw.listen({ onUnhandledRequest: 'error' });
     return { fetcher: (p, i) => fetch(`http://api.test${p}`, i), engine, close: async () => msw.close() };
@@ -138,6 +147,33 @@ describe.each(['instant', 'realtime'])('every door, %s timing', (timing) => {
       } else expect(run.ms).toBeLessThan(0.5 * recordedMs);
     } finally {
       await replay.close();
+    }
+  });
+});
+
+describe('one tapedeck.config.json', () => {
+  it('gives the same match through every door, and the same advice naming the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tapedeck-doors-config-'));
+    const config = join(dir, 'tapedeck.config.json');
+    await writeFile(config, JSON.stringify({ match: { ignoreQuery: ['nonce'] } }));
+    const set = [{ name: 'echo.yaml', cassette: jsonGet('/echo?nonce=1&q=a', { echoed: 'a' }) }];
+    try {
+      for (const [door, open] of Object.entries(DOORS)) {
+        const replay = await open(set, 'instant', { config });
+        try {
+          const hit = await replay.fetcher('/echo?nonce=77&q=a');
+          expect(await hit.json(), door).toEqual({ echoed: 'a' });
+          await replay.fetcher('/echo?nonce=77&q=b').catch(() => undefined);
+          expect(replay.engine.misses[0]?.message, door).toContain('query.q');
+          expect(replay.engine.misses[0]?.message, door).toContain(
+            `Record again, or ignore that parameter: "ignoreQuery": ["q"] (the "match" section of`,
+          );
+        } finally {
+          await replay.close();
+        }
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

@@ -161,7 +161,7 @@ describe('replay', () => {
     expect(answer.kind).toBe('unmatched');
     expect(answer.kind === 'unmatched' && answer.status).toBe(400);
     expect(engine.misses[0]?.message).toMatchInlineSnapshot(
-      `"no recorded interaction matches POST /v1/sessions/f7e79d2b47f666309ce301f0b8829f5c/events. Nearest: kiro-native/basic_turn.yaml #9 POST /v1/sessions/f7e79d2b47f666309ce301f0b8829f5c/events (body.data.content[0].text: recorded "Reply with exactly the literal string KIRO_NATIVE_OK and..., got "Hello there"); kiro-native/basic_turn.yaml #4 POST /v1/sessions (path segment 3: recorded "(none)", got "f7e79d2b47f666309ce301f0b8829f5c"); kiro-native/basic_turn.yaml #5 POST /v1/sessions/f7e79d2b47f666309ce301f0b8829f5c/resources/terminals (path segment 4: recorded "resources", got "events"). Record again, or ignore that field: "ignoreBodyPaths": ["data.content.0.text"] (the "match" section of tapedeck.config.json, or the replay options)."`,
+      `"no recorded interaction matches POST /v1/sessions/f7e79d2b47f666309ce301f0b8829f5c/events. Nearest: kiro-native/basic_turn.yaml #9 POST /v1/sessions/f7e79d2b47f666309ce301f0b8829f5c/events (body.data.content[0].text: recorded "Reply with exactly the literal string KIRO_NATIVE_OK and..., got "Hello there"); kiro-native/basic_turn.yaml #4 POST /v1/sessions (path segment 3: recorded "(none)", got "f7e79d2b47f666309ce301f0b8829f5c"); kiro-native/basic_turn.yaml #5 POST /v1/sessions/f7e79d2b47f666309ce301f0b8829f5c/resources/terminals (path segment 4: recorded "resources", got "events"). Record again, or ignore that field: "ignoreBodyPaths": ["data.content.0.text"] (the "match" section of tapedeck.config.json, or the ignoreBodyPaths option)."`,
     );
   });
 

@@ -73,8 +73,8 @@ describe('request shapes', () => {
     ]);
     expect(engine.handle({ method: 'GET', path: '/a?x=1', headers: {}, body: Buffer.alloc(0) }).kind).toBe('response');
     expect(engine.unused()).toEqual([
-      { cassette: 'c', seq: 2 },
-      { cassette: 'c', seq: 3 },
+      { cassette: 'c', seq: 2, method: 'GET', path: '/b' },
+      { cassette: 'c', seq: 3, method: 'POST', path: '/a' },
     ]);
     const miss = engine.handle({ method: 'GET', path: '/c', headers: {}, body: Buffer.alloc(0) });
     expect(miss.kind).toBe('unmatched');

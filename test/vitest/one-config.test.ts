@@ -20,19 +20,30 @@ afterAll(async () => {
 });
 
 describe('one tapedeck.config.json for every door', () => {
-  it('useCassette matches what bench replay matches: the config ignores the nonce for both', async () => {
+  it('useCassette, the undici door and bench replay match alike: the config ignores the nonce for all three', async () => {
     await writeFile(
       join(project, 'echo.test.ts'),
       `import { expect, it } from 'vitest';
+import { fetch as undiciFetch } from 'undici';
+import { cassetteDispatcher, loadCassetteSet } from 'tapedeck-bench/replayer';
 import { useCassette } from 'tapedeck-bench/vitest';
 useCassette('./echo.yaml');
 it('answers a fresh nonce from the recording', async () => {
   expect(await (await fetch('http://127.0.0.1:1/echo?nonce=77&q=a')).json()).toEqual({ echoed: 'a' });
 });
+it('answers it through the undici door too', async () => {
+  const dispatcher = cassetteDispatcher(await loadCassetteSet('./echo.yaml'));
+  expect(await (await undiciFetch('http://api.test/echo?nonce=78&q=a', { dispatcher })).json()).toEqual({ echoed: 'a' });
+});
+it('names the option in code, which wins over the file, when a miss could be ignored', async () => {
+  const dispatcher = cassetteDispatcher(await loadCassetteSet('./echo.yaml'), { ignoreQuery: [] });
+  const failed = await undiciFetch('http://api.test/echo?nonce=79&q=a', { dispatcher }).catch((e) => e);
+  expect(String(failed.cause?.message ?? failed.message)).toContain('the ignoreQuery option passed in code (it wins over tapedeck.config.json)');
+});
 `,
     );
     const run = await runVitest(project, 'echo.test.ts');
-    expect(run.out).toMatch(/Tests\s+1 passed/);
+    expect(run.out).toMatch(/Tests\s+3 passed/);
     expect(run.code).toBe(0);
     const replay = await startBench(['replay', 'echo.yaml', '--port', '0'], { cwd: project });
     try {

@@ -1,8 +1,15 @@
 import { rm } from 'node:fs/promises';
 import { writeFileAtomic } from '../../cassette/index.js';
-import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
-import { loadCassetteSet, loadMatchConfig, startReplayServer } from '../../replayer/index.js';
+import {
+  describeUnused,
+  type FaultRule,
+  loadCassetteSet,
+  parseFaultSpec,
+  readFaultsFile,
+  startReplayServer,
+  writeUsageFile,
+} from '../../replayer/index.js';
 import { whenStopped } from '../stop-signal.js';
 
 export interface ReplayFlags {
@@ -18,6 +25,10 @@ export interface ReplayFlags {
   config?: string;
   pidFile?: string;
   readyFile?: string;
+  usage?: string;
+  fault?: string[];
+  faults?: string;
+  faultSeed?: number;
 }
 
 export const REPLAY_HELP = `
@@ -32,8 +43,19 @@ background server that outlives the shell that started it, to be stopped by
 that PID. --ready-file gets the URL once it listens. On exit it lists recorded
 interactions no client asked for, and removes both files.
 
+FAULTS break the transport on chosen answers, to test a client's retries,
+timeouts and reconnects (fuzz varies content; faults break delivery). A rule
+has a kind and selectors (method, path glob, cassette, seq, call: the nth
+matching call, times, probability drawn from --fault-seed). Kinds: status
+(with header.NAME=value), reset (before headers), reset-after, stall and
+malformed (after events=N, bytes=N or, for a WebSocket, frames=N), latency
+(ms=N), ws-close (code=N, frames=N), duplicate-event and drop-event (event=N).
+Each fault fired is logged; on exit a count per rule.
+
 Examples:
   $ bench replay --cassette cassettes/kiro-native --port 8080 --timing realtime
+  $ bench replay api.yaml --fault kind=status,status=503,header.retry-after=1,call=1
+  $ bench replay api.yaml --fault kind=reset-after,events=2,path=/v1/stream --fault-seed 7
   $ bench replay cassettes/kiro-native cassettes/claude-native --on-miss 500
   $ bench replay cassettes/kiro-native --pid-file replay.pid --ready-file replay.url &
   $ kill "$(cat replay.pid)"`;
@@ -46,13 +68,16 @@ export async function runReplay(positional: string[], flags: ReplayFlags): Promi
   const paths = [...positional, ...(flags.cassette ?? [])];
   if (paths.length === 0)
     throw new UsageError('name the cassettes to serve: bench replay FILE|FOLDER..., or --cassette FILE|FOLDER (repeatable)');
-  const redact = await loadRedactionConfig(flags.config);
-  const match = await loadMatchConfig(flags.config);
   const set = [];
   for (const path of paths) set.push(...(await loadCassetteSet(path)));
+  const faults = await faultsOf(flags);
   const server = await startReplayServer(set, {
-    redact,
-    ...match,
+    ...(flags.config ? { config: flags.config } : {}),
+    ...faults,
+    onFault: (f) =>
+      process.stderr.write(
+        `bench replay: fault ${f.kind} (rule ${f.rule + 1}, call ${f.call}) on ${f.method} ${f.path} → ${f.cassette} #${f.seq}\n`,
+      ),
     port: flags.port,
     host: flags.host,
     timing: flags.timing,
@@ -71,7 +96,25 @@ export async function runReplay(positional: string[], flags: ReplayFlags): Promi
     await server.close();
     await Promise.all(files.map((f) => rm(f, { force: true })));
   }
+  if (flags.usage) await writeUsageFile(flags.usage, server.engine.usage());
+  if (faults.faults.length > 0) process.stderr.write(`bench replay: ${faultSummary(faults.faults, server.engine.faultsByRule)}\n`);
   const unused = server.engine.unused();
-  if (unused.length > 0) process.stderr.write(`bench replay: ${unused.length} recorded interactions were never requested\n`);
+  if (unused.length > 0)
+    process.stderr.write(
+      `bench replay: ${unused.length} recorded interactions were never requested: ${describeUnused(unused.slice(0, 20))}${unused.length > 20 ? ', …' : ''}${flags.usage ? ` (bench prune --usage ${flags.usage} removes them)` : ''}\n`,
+    );
   return server.engine.missCount > 0 && server.engine.mode === 'strict' ? 1 : 0;
+}
+
+/** The rules from --faults and --fault (the file's first), and the seed: --fault-seed, else the file's, else 0. */
+async function faultsOf(flags: ReplayFlags): Promise<{ faults: FaultRule[]; faultSeed: number }> {
+  const file = flags.faults ? await readFaultsFile(flags.faults) : undefined;
+  const faults = [...(file?.faults ?? []), ...(flags.fault ?? []).map(parseFaultSpec)];
+  return { faults, faultSeed: flags.faultSeed ?? file?.seed ?? 0 };
+}
+
+/** How often each rule fired: a run whose fault never fired says so. */
+function faultSummary(rules: readonly FaultRule[], fired: readonly number[]): string {
+  const byRule = rules.map((rule, n) => `rule ${n + 1} ${rule.kind} ×${fired[n] ?? 0}`);
+  return `injected ${fired.reduce((a, b) => a + b, 0)} faults: ${byRule.join(', ')}`;
 }

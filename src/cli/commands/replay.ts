@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
 import { type ReplayCheckRow, replayCheck } from '../../probing/index.js';
+import { type UsageFile, writeUsageFile } from '../../replayer/index.js';
 import { type CheckRow, checkRowsJunit, checkRowsMarkdown, progressReporter } from '../../report/index.js';
-import { parseByteCount, parseMissStatus, parsePort } from '../options.js';
+import { parseByteCount, parseMissStatus, parsePort, seedParser } from '../options.js';
 import { addReportOptions, checkReportFlags, emitReport, type ReportFlags, reportFormat } from '../report-output.js';
 import { runCommand } from '../run-command.js';
 import { REPLAY_HELP, type ReplayFlags, runReplay } from './replay-run.js';
@@ -42,6 +43,18 @@ export function registerReplay(program: Command): void {
       'write the PID here once listening: the server then runs until stopped by a signal, past the shell that started it',
     )
     .option('--ready-file <file>', 'write the URL here once listening, for a script that waits for it')
+    .option('--usage <file>', 'on exit, write which recordings the clients used, for bench prune --usage')
+    .option(
+      '--fault <rule>',
+      'break the transport on chosen answers (repeatable): key=value pairs such as kind=status,status=503,header.retry-after=1,path=/v1/*,call=1, or JSON; see FAULTS below',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
+    .option('--faults <file>', 'fault rules from a YAML or JSON file: { seed, faults: [...] }')
+    .option(
+      '--fault-seed <n>',
+      "the seed a rule's probability draws from (default 0, or the file's): the same seed breaks the same calls",
+      seedParser('--fault-seed'),
+    )
     .addHelpText('after', REPLAY_HELP)
     .action((positional: string[], flags: ReplayFlags) => runCommand(() => runReplay(positional, flags)));
 
@@ -54,17 +67,20 @@ function registerReplayCheck(program: Command): void {
     .command('replay-check')
     .description('run every recorded probe of the TypeScript driver against its cassette, offline, and compare verdicts with the manifests')
     .argument('[dir]', 'folder bench record wrote', 'cassettes')
+    .option('--usage <file>', 'write which recordings the probes used, for bench prune --usage')
     .addHelpText(
       'after',
       '\nExit codes: 0 every verdict reproduced, 1 one differs, 2 bad input.\n\nExamples (in CI):\n  $ bench replay-check cassettes --junit replay-check.xml\n  $ bench replay-check cassettes --shard 2/3',
     );
-  addReportOptions(check, { shard: true }).action((dir: string, flags: ReportFlags) =>
+  addReportOptions(check, { shard: true }).action((dir: string, flags: ReportFlags & { usage?: string }) =>
     runCommand(async () => {
       await checkReportFlags(flags);
       const human = reportFormat(flags) === 'text';
       const progress = progressReporter('bench replay-check');
+      const usages: UsageFile[] = [];
       const rows: ReplayCheckRow[] = await replayCheck(dir, {
         ...(flags.shard ? { shard: flags.shard } : {}),
+        onUsage: (u) => usages.push(u),
         onRow: (r, done, total) => {
           if (!human) return;
           const mark = r.ok ? 'ok  ' : 'FAIL';
@@ -82,6 +98,7 @@ function registerReplayCheck(program: Command): void {
         }),
       );
       const failed = rows.filter((r) => !r.ok).length;
+      if (flags.usage) await writeUsageFile(flags.usage, ...usages);
       await emitReport(flags, {
         text: () =>
           `${rows.length - failed} passed, ${failed} failed${flags.shard ? ` (shard ${flags.shard.index}/${flags.shard.count})` : ''}`,

@@ -2,7 +2,11 @@ import type { WsSession } from '../../cassette/index.js';
 import type { UnmatchedRequestError } from '../errors.js';
 
 /** What the replay sends to the client next: a data frame, or the recorded close. */
-export type WsOutgoing = { data: Buffer | string; binary: boolean } | { close: { code: number; reason: string } };
+export type WsOutgoing =
+  | { data: Buffer | string; binary: boolean }
+  | { close: { code: number; reason: string } }
+  /** A fault: the connection drops with no close frame. */
+  | { terminate: true };
 
 /** What one connection has been sent, whichever sessions it came from. */
 export interface WsDelivered {
