@@ -30,7 +30,7 @@ export interface ReplayOptions extends MatchOptions {
   /** Faults to inject: the transport broken on the answers the rules choose (see `FaultRule`). */
   faults?: readonly FaultRule[];
   /** The seed a fault's `probability` draws from (default 0): the same seed breaks the same calls. */
-  faultSeed?: number;
+  faultSeed?: number | undefined;
   /** Called as each fault fires: a door logs it. */
   onFault?: (fault: InjectedFault) => void;
   /**

@@ -34,7 +34,7 @@ export class AnswerChooser {
    * The answer for the next request of a group, and whether serving it moves
    * the client along the timeline (a fallback answer to an early read does not).
    */
-  choose(key: string, group: Entry[]): { entry: Entry; advances: boolean } | undefined {
+  choose(key: string, group: Entry[]): { entry: Entry; advances: boolean; previous: number } | undefined {
     const cursor = this.cursors.get(key) ?? -1;
     let next = -1;
     let advances = true;
@@ -57,10 +57,16 @@ export class AnswerChooser {
     }
     if (next === -1) {
       if (this.onExhausted === 'error' || cursor === -1) return undefined;
-      return { entry: group[cursor] as Entry, advances: false };
+      return { entry: group[cursor] as Entry, advances: false, previous: cursor };
     }
     this.cursors.set(key, next);
-    return { entry: group[next] as Entry, advances };
+    return { entry: group[next] as Entry, advances, previous: cursor };
+  }
+
+  /** Takes a choice back (a fault refused the request): the group's next request gets the same answer. */
+  unchoose(key: string, previous: number): void {
+    if (previous === -1) this.cursors.delete(key);
+    else this.cursors.set(key, previous);
   }
 
   /** The client reached an entry: its cassette's clock moves on, and the set's current cassette with it. */

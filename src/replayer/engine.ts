@@ -2,7 +2,16 @@ import { currentFolders, folderRestorer, placeholderMapper, type WsSession } fro
 import { type AnswerText, recordedAnswer } from './answer.js';
 import type { Entry, HttpAnswer, NamedCassette, ReplayAnswer, ReplayOptions, UnusedEntry } from './answer-types.js';
 import { AnswerChooser } from './choose.js';
-import { breakAnswer, breakSession, checkedFaults, FaultPlan, type InjectedFault, statusAnswer, streamCut } from './faults/index.js';
+import {
+  breakAnswer,
+  breakSession,
+  type ChosenFault,
+  checkedFaults,
+  FaultPlan,
+  type InjectedFault,
+  refusal,
+  streamCut,
+} from './faults/index.js';
 import { echoesFor, LiveRequests } from './live-request.js';
 import type { MatchPlaces } from './match-config.js';
 import type { ReplayRequest } from './match-request.js';
@@ -74,7 +83,11 @@ export class ReplayEngine extends MissReport {
     const { content, req, shape, key, group } = this.live.match(live, this.index);
     if (upgrade && group?.[0]?.interaction.response?.websocket) {
       const pool = this.pools.get(key) ?? this.pools.set(key, poolOf(group, this.chooser, this.sessions)).get(key);
-      if (pool?.hasFree) return this.sessionAnswer(live, group[0], () => pool.connect());
+      if (pool?.hasFree) {
+        const first = group[0];
+        const fault = this.faultPlan?.choose(live, { cassette: first.name, seq: first.interaction.seq }, 'websocket');
+        return this.sessionAnswer(first, () => pool.connect(), fault);
+      }
     }
     const chosen = group && this.chooser.choose(key, group);
     if (!chosen) {
@@ -87,23 +100,29 @@ export class ReplayEngine extends MissReport {
       return answer;
     }
     const { entry, advances } = chosen;
+    const info = { cassette: entry.name, seq: entry.interaction.seq };
+    const socket = upgrade && entry.interaction.response?.websocket;
+    const stream = entry.interaction.response?.stream;
+    const fault = this.faultPlan?.choose(live, info, socket ? 'websocket' : stream ? 'sse' : 'http');
+    // A refusal or a reset before the headers: the server never took the request, so its recording stays for the retry.
+    const refused = fault && refusal(fault, info);
+    if (refused) {
+      this.chooser.unchoose(key, chosen.previous);
+      return refused;
+    }
     entry.served = true;
     if (advances) this.chooser.reached(entry);
-    if (upgrade && entry.interaction.response?.websocket) return this.sessionAnswer(live, entry, () => replaySession(entry, this.sessions));
-    const info = { cassette: entry.name, seq: entry.interaction.seq };
-    const stream = entry.interaction.response?.stream;
-    const fault = this.faultPlan?.choose(live, info, stream ? 'sse' : 'http');
+    if (socket) return this.sessionAnswer(entry, () => replaySession(entry, this.sessions), fault);
     const cut = fault && stream ? streamCut(fault.rule, stream.events.length) : undefined;
     const answer = recordedAnswer(entry, this.text, echoesFor(entry, content, req), cut);
-    return fault && answer.kind !== 'websocket' ? breakAnswer(answer, fault.rule, fault.index) : answer;
+    return fault && answer.kind !== 'websocket' ? breakAnswer(answer, fault.rule) : answer;
   }
 
   /** A recorded WebSocket session for an upgrade, or the fault that breaks it (a status or a reset takes no session). */
-  private sessionAnswer(live: ReplayRequest, entry: Entry, connect: () => WsSessionLike): ReplayAnswer {
+  private sessionAnswer(entry: Entry, connect: () => WsSessionLike, fault: ChosenFault | undefined): ReplayAnswer {
     const info = { cassette: entry.name, seq: entry.interaction.seq };
-    const fault = this.faultPlan?.choose(live, info, 'websocket');
-    if (fault?.rule.kind === 'status') return statusAnswer(info, fault.rule, fault.index);
-    if (fault?.rule.kind === 'reset') return { kind: 'reset', entry: info };
+    const refused = fault && refusal(fault, info);
+    if (refused) return refused;
     const session = connect();
     return { kind: 'websocket', entry: info, status: 101, session: fault ? breakSession(session, fault.rule) : session };
   }

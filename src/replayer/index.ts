@@ -21,7 +21,7 @@ export {
 export { loadCassetteSet } from './load-set.js';
 export { loadMatchConfig, type MatchConfig, matchConfigSchema } from './match-config.js';
 export type { MatchOptions, ReplayRequest } from './match-request.js';
-export { type CassetteHandlers, cassetteHandlers } from './msw-door.js';
+export { type CassetteHandlers, cassetteHandlers, releaseMockedBodies } from './msw-door.js';
 export { type PrunePlan, planPrune, readUsage } from './prune.js';
 export { type ReplayServer, type ReplayServerOptions, startReplayServer } from './replay-server.js';
 export { parseTiming, type TimingMode } from './timing.js';

@@ -115,3 +115,17 @@ export function cassetteHandlers(cassettes: readonly NamedCassette[], options: C
   const webSockets = cassettes.some((c) => c.cassette.interactions.some((i) => i.response?.websocket));
   return { handlers: webSockets ? [handler, cassetteWebSocketHandler(engine)] : [handler], engine, webSockets };
 }
+
+/**
+ * Lets a client cancel a mocked body: MSW tees every mocked response for its `response:mocked` event, and a
+ * branch's cancel waits for the other branch (mswjs/interceptors#799, msw 2.15 on Node 20), so the openai SDK's
+ * retry after a 429 or 503 hung. Cancelling MSW's copy also stops it buffering a long stream nobody reads.
+ * `useCassette` does this for its own server; call it on a `setupServer` of yours.
+ */
+export function releaseMockedBodies(server: {
+  events: { on(event: 'response:mocked', listener: (e: { response: Response }) => void): void };
+}): void {
+  server.events.on('response:mocked', ({ response }) => {
+    response.body?.cancel().catch(() => {});
+  });
+}

@@ -16,6 +16,7 @@ import {
   loadCassetteSet,
   type ReplayEngine,
   type ReplayOptions,
+  releaseMockedBodies,
   writeUsageFile,
 } from '../replayer/index.js';
 import { canInterceptWebSockets, noGlobalWebSocket } from '../replayer/msw-ws-door.js';
@@ -143,6 +144,7 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
     if (webSockets && !canInterceptWebSockets()) throw noGlobalWebSocket();
     handle.engine = engine;
     server = setupServer(...handlers);
+    releaseMockedBodies(server);
     server.listen({ onUnhandledRequest: options.mode === 'lenient' ? 'warn' : 'error' });
   };
 

@@ -67,7 +67,9 @@ describe('bench prune after a vitest run', () => {
 
     const dry = await runBench(['prune', '--usage', usage, '--dry-run'], { cwd: project });
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain('items.yaml: would remove 3, kept 3: items.yaml #2 GET /items/2, items.yaml #4 GET /items/4, items.yaml #6 GET /items/6');
+    expect(dry.stdout).toContain(
+      'items.yaml: would remove 3, kept 3: items.yaml #2 GET /items/2, items.yaml #4 GET /items/4, items.yaml #6 GET /items/6',
+    );
     expect(await readFile(file, 'utf8')).toBe(before);
 
     const pruned = await runBench(['prune', 'items.yaml', '--usage', usage], { cwd: project });
@@ -102,7 +104,9 @@ describe('bench prune after a vitest run', () => {
       expect((await fetch(`${replay.url}/items/3`)).status).toBe(200);
       replay.child.kill('SIGTERM');
       await replay.exit();
-      expect(replay.stderr()).toMatch(/2 recorded interactions were never requested: items\.yaml #1 GET \/items\/1, items\.yaml #5 GET \/items\/5 \(bench prune --usage .*usage\.json removes them\)/);
+      expect(replay.stderr()).toMatch(
+        /2 recorded interactions were never requested: items\.yaml #1 GET \/items\/1, items\.yaml #5 GET \/items\/5 \(bench prune --usage .*usage\.json removes them\)/,
+      );
       const pruned = await runBench(['prune', '--usage', usage], { cwd: dir });
       expect(pruned.stdout).toContain('items.yaml: removed 2, kept 1');
       expect(parseCassette(await readFile(file, 'utf8')).interactions.map((i) => i.seq)).toEqual([3]);

@@ -28,14 +28,17 @@ export function streamCut(rule: FaultRule, count: number): StreamCut | undefined
   }
 }
 
+/** The answer for a fault the server gives before taking the request (a status, a reset); undefined for the others. */
+export function refusal(fault: { rule: FaultRule; index: number }, entry: EntryInfo): ReplayAnswer | undefined {
+  if (fault.rule.kind === 'status') return statusAnswer(entry, fault.rule, fault.index);
+  if (fault.rule.kind === 'reset') return { kind: 'reset', entry };
+  return undefined;
+}
+
 /** A plain answer broken as the rule says (a stream's events were already cut by `streamCut`). */
-export function breakAnswer(answer: HttpAnswer, rule: FaultRule, index: number): HttpAnswer {
+export function breakAnswer(answer: HttpAnswer, rule: FaultRule): HttpAnswer {
   if (answer.kind === 'unmatched' || answer.kind === 'reset') return answer;
   switch (rule.kind) {
-    case 'status':
-      return statusAnswer(answer.entry, rule, index);
-    case 'reset':
-      return { kind: 'reset', entry: answer.entry };
     case 'latency':
       return answer.kind === 'failure'
         ? { ...asResponse(answer), delayMs: rule.ms }
