@@ -1,27 +1,15 @@
-import { readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { ALWAYS_REDACTED_HEADERS, backtrackingRisk, isRecord, type RedactionConfig, redactionConfigSchema } from './cassette/index.js';
 import { UsageError } from './errors.js';
+import { findNearestSync } from './fs/find-nearest.js';
 
 const CONFIG_NAME = 'tapedeck.config.json';
 /** The sections a config file may have; any other key is a typo that would silently leave the defaults in force. */
-export const CONFIG_SECTIONS = ['redact', 'drift', 'match'] as const;
+export const CONFIG_SECTIONS = ['redact', 'drift', 'match', 'cassettes'] as const;
 
 /** The nearest of `names` from `from` up to the repository root (the folder holding `.git`). */
 export async function findNearest(names: readonly string[], from: string): Promise<string | undefined> {
   return findNearestSync(names, from);
-}
-
-/** `findNearest` for constructors that cannot wait (the replay doors read their config as they are made). */
-export function findNearestSync(names: readonly string[], from: string): string | undefined {
-  for (let dir = resolve(from); ; dir = dirname(dir)) {
-    for (const name of names) {
-      const candidate = join(dir, name);
-      if (statSync(candidate, { throwIfNoEntry: false })?.isFile()) return candidate;
-    }
-    const atRoot = statSync(join(dir, '.git'), { throwIfNoEntry: false }) !== undefined;
-    if (atRoot || dirname(dir) === dir) return undefined;
-  }
 }
 
 /**

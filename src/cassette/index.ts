@@ -18,6 +18,7 @@ export {
   encodeContent,
   unreadableCoding,
 } from './content-encoding.js';
+export { cassettesConfigSchema, editorSchemaLine } from './editor-line.js';
 export { CassetteError, type CassetteErrorCode } from './errors.js';
 export { cassetteJsonSchema } from './json-schema.js';
 export { loadCassette, MAX_CASSETTE_FILE, parseCassette, refuseTooBig, refuseTooDeep } from './load.js';

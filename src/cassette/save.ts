@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { isAlive } from '../fs/process-alive.js';
 import { writeCanonicalYaml, writeCanonicalYamlItem } from './canonical-yaml.js';
 import { bodyDigest, digestHash, headerLine } from './digest.js';
+import { editorSchemaLine } from './editor-line.js';
 import { CassetteError } from './errors.js';
 import {
   makeRedactor,
@@ -28,9 +29,9 @@ import {
  * Serialises a cassette to canonical YAML after redaction: the same cassette
  * gives the same bytes. Placeholders are the recorder's job (`makePortable`, once, at capture).
  */
-export function serializeCassette(cassette: Cassette, redact?: RedactionConfig): string {
+export function serializeCassette(cassette: Cassette, redact?: RedactionConfig, lead = ''): string {
   const clean = cassetteSchema.parse(redactCassette(cassette, redact));
-  const body = writeCanonicalYaml(clean as unknown as Record<string, unknown>);
+  const body = lead + writeCanonicalYaml(clean as unknown as Record<string, unknown>);
   // The digest records what was written (a load still validates: it proves nothing).
   return headerLine(bodyDigest(body)) + body;
 }
@@ -90,7 +91,7 @@ async function writeAtomic(file: string, write: (handle: FileHandle) => Promise<
 
 /** Redacts, serialises and atomically writes a cassette. */
 export async function writeCassetteAtomic(file: string, cassette: Cassette, redact?: RedactionConfig): Promise<void> {
-  await writeFileAtomic(file, serializeCassette(cassette, redact));
+  await writeFileAtomic(file, serializeCassette(cassette, redact, editorSchemaLine(file)));
 }
 
 /** How much YAML is gathered before each write of a streamed save. */
@@ -170,7 +171,9 @@ export async function writeCassetteStream(
     else redactor.learn(i);
   }
   const render = renderer(redactor);
-  const head = writeCanonicalYaml({ version: CASSETTE_VERSION, meta: metaSchema.parse({ ...meta, target: redactor.target(meta.target) }) });
+  const head =
+    editorSchemaLine(file) +
+    writeCanonicalYaml({ version: CASSETTE_VERSION, meta: metaSchema.parse({ ...meta, target: redactor.target(meta.target) }) });
   let count = 0;
   await writeAtomic(file, async (handle) => {
     // The digest covers what follows the first line, so the line is written last, in place: it has a fixed length.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { redactionConfigSchema } from '../cassette/index.js';
+import { cassettesConfigSchema, redactionConfigSchema } from '../cassette/index.js';
 import { CONFIG_SECTIONS } from '../config.js';
 import { driftConfigSchema } from '../drift/index.js';
 import { matchConfigSchema } from '../replayer/index.js';
@@ -10,6 +10,7 @@ const configFileSchema = z.strictObject({
   redact: redactionConfigSchema.optional(),
   drift: driftConfigSchema.optional(),
   match: matchConfigSchema.optional(),
+  cassettes: cassettesConfigSchema.optional(),
 });
 
 /** The config file as JSON Schema, for editors (`"$schema": "./node_modules/tapedeck/cassettes/config.schema.json"`). */

@@ -2,23 +2,15 @@ import { currentFolders, folderRestorer, placeholderMapper, type WsSession } fro
 import { type AnswerText, recordedAnswer } from './answer.js';
 import type { Entry, HttpAnswer, NamedCassette, ReplayAnswer, ReplayOptions, UnusedEntry } from './answer-types.js';
 import { AnswerChooser } from './choose.js';
-import {
-  breakAnswer,
-  breakSession,
-  type ChosenFault,
-  checkedFaults,
-  FaultPlan,
-  type InjectedFault,
-  refusal,
-  streamCut,
-} from './faults/index.js';
+import { FaultReport } from './fault-report.js';
+import { breakAnswer, breakSession, type ChosenFault, refusal, type StreamCut, streamCut } from './faults/index.js';
 import { echoesFor, LiveRequests } from './live-request.js';
 import type { MatchPlaces } from './match-config.js';
 import type { ReplayRequest } from './match-request.js';
-import { MissReport, unmatchedAnswer } from './misses.js';
+import { type MissHow, unmatchedAnswer } from './misses.js';
 import { RouteIndex } from './route-index.js';
 import { parseTiming, type TimingMode } from './timing.js';
-import { type UsageFile, usageOf } from './usage.js';
+import { type UsageFile, unusedEntries, usageOf, usedEntries } from './usage.js';
 import { WsReplaySession, type WsSessionLike, WsSessionPool, type WsTexts } from './ws/index.js';
 
 export {
@@ -38,35 +30,35 @@ export {
  * matched by content (route index, live requests), chosen in recorded order
  * (choose.ts), answered with placeholders and echoed values restored (answer.ts).
  */
-export class ReplayEngine extends MissReport {
+export class ReplayEngine extends FaultReport {
   private readonly index: RouteIndex;
   private readonly chooser: AnswerChooser;
   private readonly live: LiveRequests;
   private readonly text: AnswerText;
-  /** Per path with recorded WebSocket sessions, which connection holds which session. */
-  private readonly pools = new Map<string, WsSessionPool>();
-  private readonly faultPlan: FaultPlan | undefined;
+  private readonly sessions: SessionText;
+  private readonly missHow: MissHow;
+  private readonly pools = new Map<string, WsSessionPool>(); // per path: which connection holds which recorded session
   readonly timing: TimingMode;
   readonly mode: 'strict' | 'lenient';
   readonly maxRequestBody: number | undefined;
 
   constructor(
     private readonly cassettes: readonly NamedCassette[],
-    private readonly options: ReplayOptions = {},
+    options: ReplayOptions = {},
     /** Where the doors' matching settings came from (see `withMatchConfig`): a miss's advice names it. */
-    private readonly places?: MatchPlaces,
+    places?: MatchPlaces,
   ) {
-    super();
+    super(options);
     this.timing = parseTiming(options.timing);
     this.mode = options.mode ?? 'strict';
     this.maxRequestBody = options.maxRequestBody;
     const folders = options.folders ?? currentFolders();
     this.text = { timing: this.timing, fromPlaceholders: folderRestorer(folders), reframing: !!options.reframe, reframe: options.reframe };
-    this.live = new LiveRequests(options, placeholderMapper(folders).text);
+    const live = (this.live = new LiveRequests(options, placeholderMapper(folders).text));
+    this.sessions = { texts: { toRecorded: (t) => live.frameText(t), toLive: this.text.fromPlaceholders }, timing: this.timing };
     this.index = new RouteIndex(cassettes, options);
     this.chooser = new AnswerChooser(this.timing, options.onExhausted);
-    const faults = checkedFaults(options.faults);
-    this.faultPlan = faults.length ? new FaultPlan(faults, options.faultSeed, options.onFault) : undefined;
+    this.missHow = { strict: this.mode === 'strict', onMiss: options.onMiss, places };
   }
 
   /** Chooses the recorded answer for a request and marks it served; a recorded WebSocket session answers 426. */
@@ -83,63 +75,23 @@ export class ReplayEngine extends MissReport {
     const { content, req, shape, key, group } = this.live.match(live, this.index);
     if (upgrade && group?.[0]?.interaction.response?.websocket) {
       const pool = this.pools.get(key) ?? this.pools.set(key, poolOf(group, this.chooser, this.sessions)).get(key);
-      if (pool?.hasFree) {
-        const first = group[0];
-        const fault = this.faultPlan?.choose(live, { cassette: first.name, seq: first.interaction.seq }, 'websocket');
-        return this.sessionAnswer(first, () => pool.connect(), fault);
-      }
+      if (pool?.hasFree) return sessionAnswer(group[0], () => pool.connect(), this.faultFor(live, group[0], 'websocket'));
     }
     const chosen = group && this.chooser.choose(key, group);
-    if (!chosen) {
-      const answer = unmatchedAnswer(this.index, req, shape, {
-        strict: this.mode === 'strict',
-        onMiss: this.options.onMiss,
-        places: this.places,
-      });
-      this.recordMiss(answer.error);
-      return answer;
-    }
+    if (!chosen) return this.missed(unmatchedAnswer(this.index, req, shape, this.missHow));
     const { entry, advances } = chosen;
-    const info = { cassette: entry.name, seq: entry.interaction.seq };
-    const socket = upgrade && entry.interaction.response?.websocket;
-    const stream = entry.interaction.response?.stream;
-    const fault = this.faultPlan?.choose(live, info, socket ? 'websocket' : stream ? 'sse' : 'http');
+    const socket = upgrade && !!entry.interaction.response?.websocket;
+    const fault = this.faultFor(live, entry, socket ? 'websocket' : entry.interaction.response?.stream ? 'sse' : 'http');
     // A refusal or a reset before the headers: the server never took the request, so its recording stays for the retry.
-    const refused = fault && refusal(fault, info);
+    const refused = fault && refusal(fault, { cassette: entry.name, seq: entry.interaction.seq });
     if (refused) {
       this.chooser.unchoose(key, chosen.previous);
       return refused;
     }
     entry.served = true;
     if (advances) this.chooser.reached(entry);
-    if (socket) return this.sessionAnswer(entry, () => replaySession(entry, this.sessions), fault);
-    const cut = fault && stream ? streamCut(fault.rule, stream.events.length) : undefined;
-    const answer = recordedAnswer(entry, this.text, echoesFor(entry, content, req), cut);
-    return fault && answer.kind !== 'websocket' ? breakAnswer(answer, fault.rule) : answer;
-  }
-
-  /** A recorded WebSocket session for an upgrade, or the fault that breaks it (a status or a reset takes no session). */
-  private sessionAnswer(entry: Entry, connect: () => WsSessionLike, fault: ChosenFault | undefined): ReplayAnswer {
-    const info = { cassette: entry.name, seq: entry.interaction.seq };
-    const refused = fault && refusal(fault, info);
-    if (refused) return refused;
-    const session = connect();
-    return { kind: 'websocket', entry: info, status: 101, session: fault ? breakSession(session, fault.rule) : session };
-  }
-
-  /** The faults that fired, latest last (at most `FAULTS_KEPT`): a test asserts that the one it declared did. */
-  get injectedFaults(): readonly InjectedFault[] {
-    return this.faultPlan?.injected ?? [];
-  }
-
-  /** How many faults fired, all told. */
-  get faultCount(): number {
-    return this.faultPlan?.count ?? 0;
-  }
-
-  /** How many times each fault rule fired, by its place in the list. */
-  get faultsByRule(): readonly number[] {
-    return this.faultPlan?.firedByRule() ?? [];
+    if (socket) return sessionAnswer(entry, () => replaySession(entry, this.sessions), fault);
+    return brokenAnswer(entry, fault, (cut) => recordedAnswer(entry, this.text, echoesFor(entry, content, req), cut));
   }
 
   /** The request's path as a log line may show it: its secrets replaced, as a recording has them. */
@@ -149,25 +101,32 @@ export class ReplayEngine extends MissReport {
 
   /** Recorded interactions the client never asked for (reads skipped for a later due answer are not counted). */
   unused(): UnusedEntry[] {
-    return this.index.unused();
+    return unusedEntries([...this.index.allGroups()]);
   }
 
   /** What this replay used of each cassette file, as `bench prune` reads it (a repeated read served once counts whole). */
   usage(): UsageFile {
-    const used = new Map<number, number[]>();
-    for (const e of this.index.used()) used.set(e.index, [...(used.get(e.index) ?? []), e.interaction.seq]);
-    return usageOf(
-      this.cassettes.map((c) => ({ file: c.file, interactions: c.cassette.interactions.length })),
-      used,
-    );
-  }
-
-  /** What a replayed WebSocket session needs: how frames read as recorded text and back, and the timing. */
-  private get sessions(): SessionText {
-    return { texts: { toRecorded: (t: string) => this.live.frameText(t), toLive: this.text.fromPlaceholders }, timing: this.timing };
+    return usageOf(this.cassettes, usedEntries([...this.index.allGroups()]));
   }
 }
 
+/** The recorded answer, broken as the fault chosen for it says (a stream's events cut before it is made). */
+function brokenAnswer(entry: Entry, fault: ChosenFault | undefined, answer: (cut?: StreamCut) => ReplayAnswer): ReplayAnswer {
+  const stream = entry.interaction.response?.stream;
+  const made = answer(fault && stream ? streamCut(fault.rule, stream.events.length) : undefined);
+  return fault && made.kind !== 'websocket' ? breakAnswer(made, fault.rule) : made;
+}
+
+/** A recorded WebSocket session for an upgrade, or the fault that breaks it (a status or a reset takes no session). */
+function sessionAnswer(entry: Entry, connect: () => WsSessionLike, fault: ChosenFault | undefined): ReplayAnswer {
+  const info = { cassette: entry.name, seq: entry.interaction.seq };
+  const refused = fault && refusal(fault, info);
+  if (refused) return refused;
+  const session = connect();
+  return { kind: 'websocket', entry: info, status: 101, session: fault ? breakSession(session, fault.rule) : session };
+}
+
+/** What a replayed WebSocket session needs: how frames read as recorded text and back, and the timing. */
 interface SessionText {
   texts: WsTexts;
   timing: TimingMode;

@@ -18,6 +18,12 @@ export class MissReport {
     if (this.misses.length > MISSES_KEPT) this.misses.shift();
   }
 
+  /** Counts the miss an answer reports, and gives the answer back. */
+  protected missed<A extends { error: UnmatchedRequestError }>(answer: A): A {
+    this.recordMiss(answer.error);
+    return answer;
+  }
+
   /** Takes back a miss a front door answered another way (`record: 'missing'` sends it to the real server). */
   withdrawMiss(error: UnmatchedRequestError): void {
     const at = this.misses.lastIndexOf(error);
@@ -27,12 +33,19 @@ export class MissReport {
   }
 }
 
+/** How a miss is answered: strict or not, the status of a strict one, and where its advice says to change matching. */
+export interface MissHow {
+  strict: boolean;
+  onMiss: number | undefined;
+  places?: MatchPlaces | undefined;
+}
+
 /** The answer to a request that matched nothing: the three nearest recorded requests and how each differs. */
 export function unmatchedAnswer(
   index: RouteIndex,
   req: ReplayRequest,
   shape: RequestShape,
-  how: { strict: boolean; onMiss: number | undefined; places?: MatchPlaces | undefined },
+  how: MissHow,
 ): Extract<ReplayAnswer, { kind: 'unmatched' }> {
   index.indexAll();
   const nearest: NearMiss[] = index.entries

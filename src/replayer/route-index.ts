@@ -1,7 +1,7 @@
 import type { Body } from '../cassette/index.js';
-import type { Entry, NamedCassette, ReplayOptions, UnusedEntry } from './answer-types.js';
+import type { Entry, NamedCassette, ReplayOptions } from './answer-types.js';
 import { CassetteClock } from './cassette-clock.js';
-import { isMutating, LARGE_BODY, pathnameOf, recordedShape, shapeKey } from './match-request.js';
+import { LARGE_BODY, pathnameOf, recordedShape, shapeKey } from './match-request.js';
 
 /**
  * The recorded interactions of a set, grouped by request shape. Opening a
@@ -52,28 +52,6 @@ export class RouteIndex {
     return this.groups.values();
   }
 
-  /** Recorded interactions the client never asked for (reads skipped for a later due answer are not counted). */
-  unused(): UnusedEntry[] {
-    const out: UnusedEntry[] = [];
-    for (const group of this.allGroups()) {
-      const read = !isMutating(group[0]?.interaction.request.method ?? 'GET');
-      if (read && group.some((e) => e.served)) continue;
-      for (const e of group) if (!e.served) out.push(usedEntry(e));
-    }
-    return out.sort(byPlace);
-  }
-
-  /** Every recorded interaction some request was answered with, as `unused` counts them: a repeated read served once is used. */
-  used(): Entry[] {
-    const out: Entry[] = [];
-    for (const group of this.allGroups()) {
-      const read = !isMutating(group[0]?.interaction.request.method ?? 'GET');
-      const anyServed = group.some((e) => e.served);
-      for (const e of group) if (e.served || (read && anyServed)) out.push(e);
-    }
-    return out;
-  }
-
   /** Builds the shapes of one path's entries and files them in their groups, in recorded order. */
   private indexRoute(route: string): void {
     const waiting = this.pending.get(route);
@@ -97,12 +75,3 @@ function storedLarge(body: Body | undefined): boolean {
   if ('base64' in body) return body.base64.length * 3 > LARGE_BODY * 4;
   return false;
 }
-
-const usedEntry = (e: Entry): UnusedEntry => ({
-  cassette: e.name,
-  seq: e.interaction.seq,
-  method: e.interaction.request.method,
-  path: e.interaction.request.path,
-});
-
-const byPlace = (a: UnusedEntry, b: UnusedEntry) => (a.cassette < b.cassette ? -1 : a.cassette > b.cassette ? 1 : a.seq - b.seq);

@@ -92,7 +92,7 @@ export class CassetteDispatcher extends Dispatcher {
     const run = (body: Buffer) => {
       const answer = this.engine.handle({ method: opts.method, path: opts.path, headers: headerRecord(opts.headers), body });
       if (answer.kind === 'stream') abort.controller = new AbortController();
-      return this.deliver(answer, h, abort.controller?.signal);
+      return deliver(answer, h, abort.controller?.signal);
     };
     // Answer on the next tick, as a socket would, without a promise chain for bodiless requests.
     const body = bodyBytes(opts.body);
@@ -109,59 +109,6 @@ export class CassetteDispatcher extends Dispatcher {
     return true;
   }
 
-  /** Plain answers complete synchronously; delayed answers and streams return a promise. */
-  private deliver(answer: HttpAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> | undefined {
-    if (answer.kind === 'unmatched' && answer.strict) throw answer.error;
-    const delay = answer.kind === 'response' || answer.kind === 'stream' ? (answer.delayMs ?? 0) : 0;
-    if (delay > 0) return new Promise<void>((r) => setTimeout(r, delay)).then(() => this.deliverNow(answer, h, signal));
-    return this.deliverNow(answer, h, signal);
-  }
-
-  private deliverNow(answer: HttpAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> | undefined {
-    // A fault's reset: the connection drops before any header, as a socket's would.
-    if (answer.kind === 'reset') throw new errors.SocketError('other side closed');
-    if (answer.kind === 'stream') return this.deliverStream(answer, h, signal);
-    return this.deliverPlain(answer, h);
-  }
-
-  private deliverPlain(answer: Exclude<HttpAnswer, { kind: 'stream' | 'reset' }>, h: LegacyHandler): Promise<void> | undefined {
-    const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
-    const end = answer.kind === 'response' ? answer.end : 'complete';
-    const trailers = answer.kind === 'response' ? answer.trailers : undefined;
-    // A body with trailers came chunked, with no length.
-    const sized = end === 'complete' && !trailers && !(answer.kind === 'response' && answer.bodiless);
-    h.onHeaders?.(answer.status, flatHeaders(headers, sized ? answer.body.byteLength : undefined), () => {}, '');
-    if (answer.body.byteLength > 0) h.onData?.(answer.body);
-    // The recorded client stopped reading: the body stays open until this client gives up too.
-    if (end === 'client-closed') return undefined;
-    if (end === 'complete') {
-      h.onComplete?.(trailers ? flatHeaders(trailers) : []);
-      return undefined;
-    }
-    // The break comes after the bytes have been read, as it would off a socket (an error in the same tick is lost).
-    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      throw breakError(end);
-    });
-  }
-
-  private async deliverStream(
-    answer: Extract<HttpAnswer, { kind: 'stream' }>,
-    h: LegacyHandler,
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    const resume = () => {};
-    if (!signal) throw new Error('a stream needs an abort signal');
-    h.onHeaders?.(answer.status, flatHeaders(answer.headers), resume, '');
-    for await (const chunk of answer.frames(signal)) h.onData?.(chunk);
-    // As for a plain answer: the break after the bytes were read, not in the same tick (which loses them).
-    if (answer.end === 'broken' || answer.end === 'malformed') {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      throw breakError(answer.end);
-    }
-    if (answer.end === 'server-closed') return h.onComplete?.(answer.trailers ? flatHeaders(answer.trailers) : []);
-    await new Promise((resolve) => signal.addEventListener('abort', resolve));
-  }
-
   override close(): Promise<void> {
     return Promise.resolve();
   }
@@ -169,6 +116,59 @@ export class CassetteDispatcher extends Dispatcher {
   override destroy(): Promise<void> {
     return Promise.resolve();
   }
+}
+
+/** Plain answers complete synchronously; delayed answers and streams return a promise. */
+function deliver(answer: HttpAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> | undefined {
+  if (answer.kind === 'unmatched' && answer.strict) throw answer.error;
+  const delay = answer.kind === 'response' || answer.kind === 'stream' ? (answer.delayMs ?? 0) : 0;
+  if (delay > 0) return new Promise<void>((r) => setTimeout(r, delay)).then(() => deliverNow(answer, h, signal));
+  return deliverNow(answer, h, signal);
+}
+
+function deliverNow(answer: HttpAnswer, h: LegacyHandler, signal: AbortSignal | undefined): Promise<void> | undefined {
+  // A fault's reset: the connection drops before any header, as a socket's would.
+  if (answer.kind === 'reset') throw new errors.SocketError('other side closed');
+  if (answer.kind === 'stream') return deliverStream(answer, h, signal);
+  return deliverPlain(answer, h);
+}
+
+function deliverPlain(answer: Exclude<HttpAnswer, { kind: 'stream' | 'reset' }>, h: LegacyHandler): Promise<void> | undefined {
+  const headers = answer.kind === 'response' ? answer.headers : [['content-type', 'application/json'] as [string, string]];
+  const end = answer.kind === 'response' ? answer.end : 'complete';
+  const trailers = answer.kind === 'response' ? answer.trailers : undefined;
+  // A body with trailers came chunked, with no length.
+  const sized = end === 'complete' && !trailers && !(answer.kind === 'response' && answer.bodiless);
+  h.onHeaders?.(answer.status, flatHeaders(headers, sized ? answer.body.byteLength : undefined), () => {}, '');
+  if (answer.body.byteLength > 0) h.onData?.(answer.body);
+  // The recorded client stopped reading: the body stays open until this client gives up too.
+  if (end === 'client-closed') return undefined;
+  if (end === 'complete') {
+    h.onComplete?.(trailers ? flatHeaders(trailers) : []);
+    return undefined;
+  }
+  // The break comes after the bytes have been read, as it would off a socket (an error in the same tick is lost).
+  return new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    throw breakError(end);
+  });
+}
+
+async function deliverStream(
+  answer: Extract<HttpAnswer, { kind: 'stream' }>,
+  h: LegacyHandler,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const resume = () => {};
+  if (!signal) throw new Error('a stream needs an abort signal');
+  h.onHeaders?.(answer.status, flatHeaders(answer.headers), resume, '');
+  for await (const chunk of answer.frames(signal)) h.onData?.(chunk);
+  // As for a plain answer: the break after the bytes were read, not in the same tick (which loses them).
+  if (answer.end === 'broken' || answer.end === 'malformed') {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    throw breakError(answer.end);
+  }
+  if (answer.end === 'server-closed') return h.onComplete?.(answer.trailers ? flatHeaders(answer.trailers) : []);
+  await new Promise((resolve) => signal.addEventListener('abort', resolve));
 }
 
 /** An undici Dispatcher serving the given cassettes. */

@@ -5,7 +5,8 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomic } from '../cassette/index.js';
 import { UsageError } from '../errors.js';
-import type { UnusedEntry } from './answer-types.js';
+import type { Entry, NamedCassette, UnusedEntry } from './answer-types.js';
+import { isMutating } from './match-request.js';
 
 /**
  * What one replay run used of each cassette file it loaded, for `bench prune`: the file, its bytes' sha256 when
@@ -25,34 +26,51 @@ export const usageFileSchema = z.strictObject({
 export type UsageFile = z.infer<typeof usageFileSchema>;
 export type CassetteUsage = UsageFile['cassettes'][number];
 
-/** A cassette of a set as usage counts it: the file it was loaded from, if any. */
-export interface UsageSource {
-  file?: string | undefined;
-  interactions: number;
-}
-
 /** The sha256 of a cassette file's bytes: what a usage record was taken against. */
 export function fileSha256(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
 /**
- * The usage of a set: one record per cassette loaded from a file (objects made in code have no file to prune).
- * `used` lists, per position in the set, the seqs some request took.
+ * The usage of a set: one record per cassette loaded from a file (objects made in code have no file to prune),
+ * with the seqs of the entries some request took.
  */
-export function usageOf(sources: readonly UsageSource[], used: ReadonlyMap<number, readonly number[]>): UsageFile {
+export function usageOf(set: readonly NamedCassette[], used: readonly Entry[]): UsageFile {
+  const seqs = new Map<number, number[]>();
+  for (const e of used) seqs.set(e.index, [...(seqs.get(e.index) ?? []), e.interaction.seq]);
   const cassettes: CassetteUsage[] = [];
-  for (const [at, source] of sources.entries()) {
-    if (!source.file) continue;
-    const file = resolve(source.file);
-    cassettes.push({
-      file,
-      sha256: fileSha256(file),
-      interactions: source.interactions,
-      used: [...(used.get(at) ?? [])].sort((a, b) => a - b),
-    });
+  for (const [at, { file, cassette }] of set.entries()) {
+    if (!file) continue;
+    const path = resolve(file);
+    const taken = [...(seqs.get(at) ?? [])].sort((a, b) => a - b);
+    cassettes.push({ file: path, sha256: fileSha256(path), interactions: cassette.interactions.length, used: taken });
   }
   return { tapedeckUsage: 1, cassettes };
+}
+
+/**
+ * The entries some request was answered with. A read's answers count together: a repeated read served once
+ * used its recordings (the later ones are what it would get on a slower run), as `unusedEntries` counts them.
+ */
+export function usedEntries(groups: readonly Entry[][]): Entry[] {
+  const out: Entry[] = [];
+  for (const group of groups) {
+    const read = !isMutating(group[0]?.interaction.request.method ?? 'GET');
+    const anyServed = group.some((e) => e.served);
+    for (const e of group) if (e.served || (read && anyServed)) out.push(e);
+  }
+  return out;
+}
+
+/** Recorded interactions the client never asked for (reads skipped for a later due answer are not counted). */
+export function unusedEntries(groups: readonly Entry[][]): UnusedEntry[] {
+  const used = new Set(usedEntries(groups));
+  const out: UnusedEntry[] = [];
+  for (const group of groups)
+    for (const e of group)
+      if (!used.has(e))
+        out.push({ cassette: e.name, seq: e.interaction.seq, method: e.interaction.request.method, path: e.interaction.request.path });
+  return out.sort((a, b) => (a.cassette < b.cassette ? -1 : a.cassette > b.cassette ? 1 : a.seq - b.seq));
 }
 
 /** Writes what the engines used, merged, to `file` (its folder made): `bench prune --usage` reads it. */

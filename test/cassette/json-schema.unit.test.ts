@@ -14,7 +14,7 @@ describe('published JSON Schema', () => {
     const schema = await committed('config.schema.json');
     expect(schema).toEqual(configJsonSchema());
     expect(schema.additionalProperties).toBe(false);
-    expect(Object.keys(schema.properties)).toEqual(['$schema', 'redact', 'drift', 'match']);
+    expect(Object.keys(schema.properties)).toEqual(['$schema', 'redact', 'drift', 'match', 'cassettes']);
     expect(schema.properties.redact.additionalProperties).toBe(false);
     expect(Object.keys(schema.properties.redact.properties)).toEqual(['headers', 'query', 'jsonFields', 'paths', 'patterns', 'exempt']);
   });
