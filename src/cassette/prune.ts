@@ -1,4 +1,3 @@
-import { isMap, isSeq, parseDocument } from 'yaml';
 import { bodyDigest, headerLine, isUntouchedSinceWritten } from './digest.js';
 import { CassetteError } from './errors.js';
 import { parseCassette } from './load.js';
@@ -8,11 +7,13 @@ import { parseCassette } from './load.js';
  * recordings, their seqs, the meta), and the first line's digest written again when the tool had written it.
  * An edit the tool did not make keeps its stale digest: a prune does not bless it.
  */
-export function withoutInteractions(text: string, remove: ReadonlySet<number>, file: string): string {
+export async function withoutInteractions(text: string, remove: ReadonlySet<number>, file: string): Promise<string> {
+  // Loaded here: the commands that read cassettes never need a YAML document model, and start faster without one.
+  const yaml = await import('yaml');
   const headerEnd = text.startsWith('# tapedeck cassette') ? text.indexOf('\n') + 1 : 0;
   const header = text.slice(0, headerEnd);
   const body = text.slice(headerEnd);
-  const spans = removedSpans(body, remove, file);
+  const spans = removedSpans(yaml, body, remove, file);
   let pruned = '';
   let at = 0;
   for (const [start, end] of spans) {
@@ -32,9 +33,9 @@ export function withoutInteractions(text: string, remove: ReadonlySet<number>, f
 }
 
 /** Each removed interaction's lines, from its `- ` to the next item (or the sequence's end). */
-function removedSpans(body: string, remove: ReadonlySet<number>, file: string): [number, number][] {
-  const doc = parseDocument(body);
-  const seq = doc.get('interactions', true);
+function removedSpans(yaml: typeof import('yaml'), body: string, remove: ReadonlySet<number>, file: string): [number, number][] {
+  const { isMap, isSeq } = yaml;
+  const seq = yaml.parseDocument(body).get('interactions', true);
   if (!isSeq(seq)) throw new CassetteError('cassette_not_prunable', { file }, 'has no interactions list to prune');
   const items = seq.items;
   const spans: [number, number][] = [];

@@ -20,6 +20,7 @@ const SET_ASIDE: [RegExp, string][] = [
   [/recordings\/|\/tmp\/|session\.har/, "the reader's own files"],
   [/echo-agent/, "the example server's family, run from its folder (test/examples/own-server.test.ts runs each command)"],
   [/^replay /, 'a server that runs until stopped (tested in test/cli/replay.test.ts)'],
+  [/\.tapedeck-usage/, "the usage the reader's own test run writes (tested in test/cli/prune.test.ts)"],
   [/^sim /, 'a simulator that runs until stopped (tested in test/cli/sim.test.ts)'],
   // Minutes of work: `npm run test:soak` runs these as written; npm test runs fuzz in test/cli/fuzz.test.ts at 15 variations.
   ...(process.env.TAPEDECK_SOAK ? [] : [[/^fuzz (?!.*--cassettes)/, 'long work (every probe), run by the soak'] as [RegExp, string]]),

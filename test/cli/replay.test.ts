@@ -158,7 +158,7 @@ describe('bench replay matches like the recorder redacted', () => {
       expect(miss.status).toBe(400);
       // The hint names an option that exists, and where it goes.
       const { error } = (await miss.json()) as { error: { message: string } };
-      expect(error.message).toContain('"ignoreBodyPaths": ["session_code"] (the "match" section of tapedeck.config.json');
+      expect(error.message).toContain('"ignoreBodyPaths": ["session_code"] (the "match" section of ../empty.json)');
       bare.child.kill('SIGTERM');
       expect(await bare.exit()).toBe(1);
     } finally {

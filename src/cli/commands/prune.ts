@@ -63,7 +63,7 @@ async function runPrune(positional: string[], flags: PruneFlags): Promise<number
     if (plan.kept === 0) await rm(plan.file);
     else {
       const text = await readFile(plan.file, 'utf8');
-      await writeFileAtomic(plan.file, withoutInteractions(text, new Set(plan.remove.map((r) => r.seq)), shown));
+      await writeFileAtomic(plan.file, await withoutInteractions(text, new Set(plan.remove.map((r) => r.seq)), shown));
     }
   }
   process.stdout.write(`bench prune: ${verb} ${removed} recordings from ${plans.length} cassettes\n`);

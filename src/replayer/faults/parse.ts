@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { UsageError } from '../../errors.js';
 import { type FaultRule, type FaultsFile, faultRuleSchema, faultsFileSchema } from './schema.js';
@@ -69,7 +68,8 @@ function pairs(spec: string): Record<string, unknown> {
 export async function readFaultsFile(file: string): Promise<FaultsFile> {
   let parsed: unknown;
   try {
-    parsed = parseYaml(await readFile(file, 'utf8'));
+    // Loaded here: a replay with no faults file has no YAML document to read.
+    parsed = (await import('yaml')).parse(await readFile(file, 'utf8'));
   } catch (err) {
     throw new UsageError(`--faults ${file}: cannot be read (${(err as Error).message.split('\n')[0]})`);
   }
