@@ -33,7 +33,7 @@ const sameSchemas = (a: Pack, b: Pack) => a.payloads === b.payloads && a.results
 export function checkEvents(
   events: readonly CheckedEvent[],
   pack: Pack,
-  where: { cassette: string; interaction: number; turns?: Segment[]; positions?: number[] } & Window,
+  where: { cassette: string; interaction: number; turns?: Segment[]; positions?: number[]; seqs?: number[] } & Window,
   done?: PayloadChecks,
 ): Omit<RuleResult, 'pack'>[] {
   const positions = where.positions ?? events.map((_, i) => i);
@@ -42,7 +42,7 @@ export function checkEvents(
     pack: pack.name,
     rule,
     cassette: where.cassette,
-    interaction: where.interaction,
+    interaction: where.seqs?.[index] ?? where.interaction,
     eventIndex: positions[index] ?? index,
     message,
     excerpt: excerpt(events, positions, index),

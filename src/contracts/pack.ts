@@ -19,6 +19,11 @@ export interface Pack {
    */
   results?: Record<string, z.ZodType>;
   rules: Rule[];
+  /**
+   * JSON-RPC over HTTP (MCP's Streamable HTTP): the interactions whose requests carry the same value of this header
+   * are one session, checked as a whole (both sides' messages, in wire order) instead of stream by stream.
+   */
+  session?: { header: string };
   /** Paths of the stream requests this pack describes; without it, every stream of a cassette is checked. */
   routes?: RegExp[];
   /**

@@ -9,7 +9,7 @@ export interface Violation {
   cassette: string;
   /** The seq of the interaction whose stream broke the rule. */
   interaction: number;
-  /** Position of the offending event in that stream. */
+  /** Position of the offending event in that stream (in a JSON-RPC session pack's session, its place in the session). */
   eventIndex: number;
   message: string;
   /** The events around it, the offending one marked with `>`. */

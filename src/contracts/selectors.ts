@@ -38,21 +38,37 @@ export function valueAtAny(data: unknown, paths: readonly string[]): unknown {
 
 const cache = new Map<string, Selector>();
 
-/** Compiles `type`, `type[path=value]`, `type[path]` (the field is there and not null) or `*`. */
+/** Whether a type is one of these: each exact, `*` (any), or a prefix ending in `*`. */
+function anyType(types: readonly string[]): (t: string) => boolean {
+  if (types.includes('*')) return () => true;
+  const exact = new Set(types.filter((t) => !t.endsWith('*')));
+  const prefixes = types.filter((t) => t.endsWith('*')).map((t) => t.slice(0, -1));
+  return (t) => exact.has(t) || prefixes.some((p) => t.startsWith(p));
+}
+
+const SELECTOR = /^(\[DONE\]|[^[\]]+)((?:\[[^=\]]+(?:=[^\]]*)?\])*)$/;
+
+/**
+ * Compiles `type`, `type[path=value]`, `type[path=a|b]` (either value), `type[path]` (the field is there and not
+ * null), several conditions (`type[id][method]`: all hold), `*`, a type prefix (`client:*`), or types (`a|b`).
+ */
 export function compileSelector(text: string): Selector {
   const hit = cache.get(text);
   if (hit) return hit;
-  const m = /^(\[DONE\]|[^[\]]+)(?:\[([^=\]]+)(?:=([^\]]*))?\])?$/.exec(text);
+  const m = SELECTOR.exec(text);
   if (!m) throw new TypeError(`bad event selector ${JSON.stringify(text)}: use type, type[field=value], type[field] or *`);
   const type = m[1] as string;
-  const path = m[2];
-  const value = m[3];
-  const fieldMatches = (data: unknown) => {
-    if (path === undefined) return true;
-    const at = valueAt(data, path);
-    return value === undefined ? at !== undefined && at !== null : String(at) === value;
-  };
-  const selector: Selector = { matches: (e) => (type === '*' || e.type === type) && fieldMatches(e.data) };
+  const conditions = [...(m[2] as string).matchAll(/\[([^=\]]+)(?:=([^\]]*))?\]/g)].map(([, path, value]) => ({
+    path: path as string,
+    values: value === undefined ? undefined : value.split('|'),
+  }));
+  const fieldsMatch = (data: unknown) =>
+    conditions.every(({ path, values }) => {
+      const at = valueAt(data, path);
+      return values === undefined ? at !== undefined && at !== null : values.includes(String(at));
+    });
+  const typeMatches = anyType(type === '[DONE]' ? [type] : type.split('|'));
+  const selector: Selector = { matches: (e) => typeMatches(e.type) && fieldsMatch(e.data) };
   cache.set(text, selector);
   return selector;
 }

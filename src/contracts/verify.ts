@@ -4,6 +4,7 @@ import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { pickShard, type Shard } from '../fs/shard.js';
 import { registeredPacks } from './catalogue.js';
 import { checkEvents, type PayloadChecks, type Window } from './check-events.js';
+import { jsonRpcSessions } from './jsonrpc-sessions.js';
 import type { Pack } from './pack.js';
 import { loadPack, resolvePackSync } from './pack-file.js';
 import type { CheckedCassette, RuleResult, VerifyReport } from './report-types.js';
@@ -36,7 +37,7 @@ export function choosePacks(
   for (const stream of streamsOf(cassette, [], parsed)) {
     let best: { pack: Pack; known: number; types: number }[] = [];
     for (const pack of registeredPacks()) {
-      if (pack.profile || !onRoute(pack, stream.interaction.request.path)) continue;
+      if (pack.profile || pack.session || !onRoute(pack, stream.interaction.request.path)) continue;
       const fit = vocabularyFit(pack, stream);
       // An open vocabulary describes part of a larger protocol: a few of its types are its fingerprint.
       if (fit.known < (pack.openVocabulary ? 3 : 2) || (!pack.openVocabulary && fit.known * 2 < fit.types)) continue;
@@ -57,7 +58,35 @@ export function choosePacks(
           `${b.known} of ${b.types} event types of ${stream.interaction.request.path.split('?')[0]} known${b.pack.routes ? ', on its route' : ''}`,
         );
   }
+  for (const pack of registeredPacks()) {
+    const fit = pack.session && !pack.profile ? sessionFit(cassette, pack) : undefined;
+    if (fit) why.set(pack.name, fit);
+  }
   return { bySeq, chosen: [...why].map(([pack, reason]) => ({ pack, why: reason })) };
+}
+
+/** Why a JSON-RPC session pack fits a cassette: a session whose message types it knows (three at least), or undefined. */
+function sessionFit(cassette: Cassette, pack: Pack): string | undefined {
+  for (const session of jsonRpcSessions(cassette, (pack.session as { header: string }).header)) {
+    const types = new Set(session.events.map((e) => e.type));
+    const known = [...types].filter((t) => pack.payloads[t] || pack.results?.[t.replace(/^client:/, '')]).length;
+    if (known >= 3) return `${known} of ${types.size} message types of session ${session.key} known`;
+  }
+  return undefined;
+}
+
+/** A session pack's verdicts: each session of the cassette checked as one stream of both sides' messages. */
+function checkSessions(cassette: Cassette, name: string, pack: Pack): Omit<RuleResult, 'pack'>[] {
+  const header = (pack.session as { header: string }).header;
+  return jsonRpcSessions(cassette, header).flatMap((s) =>
+    checkEvents(s.events, pack, {
+      cassette: name,
+      interaction: s.first.seq,
+      seqs: s.seqs,
+      // The standalone GET stream ends when the session does, by design: only a request's own stream cut short hides its answer.
+      cutShort: s.interactions.some((i) => i.request.method !== 'GET' && cutShort(i)),
+    }),
+  );
 }
 
 /**
@@ -79,7 +108,18 @@ export function verifyCassette(cassette: Cassette, name: string, packRefs?: read
   };
   const byRule = new Map<string, RuleResult>();
   const payloadChecks: PayloadChecks = new Map();
+  const add = (pack: Pack, r: Omit<RuleResult, 'pack'>) => {
+    const key = `${pack.name} ${r.rule}`;
+    const entry = byRule.get(key) ?? { pack: pack.name, rule: r.rule, violations: [], notObserved: [] };
+    entry.violations.push(...r.violations);
+    entry.notObserved.push(...r.notObserved);
+    byRule.set(key, entry);
+  };
   for (const pack of packs) {
+    if (pack.session) {
+      for (const r of checkSessions(cassette, name, pack)) add(pack, r);
+      continue;
+    }
     // A chosen pack checks only the streams it was chosen for.
     const mine = (s: StreamUnderCheck) =>
       auto ? (auto.bySeq.get(s.interaction.seq) ?? []).includes(pack) : onRoute(pack, s.interaction.request.path);
@@ -97,13 +137,8 @@ export function verifyCassette(cassette: Cassette, name: string, packRefs?: read
           seenElsewhere: seenElsewhere(parsed, stream),
         },
         payloadChecks,
-      )) {
-        const key = `${pack.name} ${r.rule}`;
-        const entry = byRule.get(key) ?? { pack: pack.name, rule: r.rule, violations: [], notObserved: [] };
-        entry.violations.push(...r.violations);
-        entry.notObserved.push(...r.notObserved);
-        byRule.set(key, entry);
-      }
+      ))
+        add(pack, r);
     }
   }
   for (const stream of parsed.values()) {

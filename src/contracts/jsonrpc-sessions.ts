@@ -1,0 +1,112 @@
+import { type Body, type Cassette, type Interaction, readJson } from '../cassette/index.js';
+import type { CheckedEvent } from './selectors.js';
+
+/**
+ * One JSON-RPC session over HTTP (MCP's Streamable HTTP): every message both sides sent, from all the
+ * interactions that carry its id, in the order they were on the wire. Client messages are typed
+ * `client:<method>` (`client:response` for an answer to a server's request), server messages `<method>` or
+ * `response`; a response carries the request it answers as `request` (not enumerable: payload schemas do not
+ * see it), so a rule can scope it by what the request held (its progress token).
+ */
+export interface SessionUnderCheck {
+  /** The session id the server issued. */
+  key: string;
+  /** The first interaction of the session (its `initialize`). */
+  first: Interaction;
+  events: CheckedEvent[];
+  /** Per event, the seq of the interaction it was in, and its place there (the SSE position; -1 for a body). */
+  seqs: number[];
+  positions: number[];
+  /** The interactions of the session, in recorded order. */
+  interactions: Interaction[];
+}
+
+interface Placed {
+  at: number;
+  seq: number;
+  position: number;
+  event: CheckedEvent;
+}
+
+/** The value of a header as one string (the first, when it was sent twice). */
+function headerValue(headers: Record<string, string | string[]> | undefined, name: string): string | undefined {
+  const v = headers?.[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The JSON-RPC messages a body holds: one, a batch, or none (no JSON, or nothing JSON-RPC). */
+function messagesOf(body: Body | undefined): Record<string, unknown>[] {
+  if (!body) return [];
+  const json = 'json' in body ? body.json : 'text' in body ? readJson(body.text)?.json : undefined;
+  const list = Array.isArray(json) ? json : [json];
+  return list.filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null && !Array.isArray(m));
+}
+
+function typeOf(message: Record<string, unknown>, side: 'client' | 'server'): string {
+  const name = typeof message.method === 'string' ? message.method : 'response';
+  return side === 'client' ? `client:${name}` : name;
+}
+
+/** Every message of one interaction, placed on the cassette's clock. */
+function placed(i: Interaction): Placed[] {
+  const out: Placed[] = [];
+  for (const m of messagesOf(i.request.body))
+    out.push({ at: i.timing.start, seq: i.seq, position: -1, event: { type: typeOf(m, 'client'), data: m } });
+  const response = i.response;
+  for (const m of messagesOf(response?.body))
+    out.push({ at: i.timing.headers ?? i.timing.start, seq: i.seq, position: -1, event: { type: typeOf(m, 'server'), data: m } });
+  for (const [position, item] of (response?.stream?.events ?? []).entries()) {
+    // A priming event (an id, no data) carries no message.
+    const json = item.data ? readJson(item.data)?.json : undefined;
+    if (typeof json !== 'object' || json === null) continue;
+    for (const m of Array.isArray(json) ? json : [json])
+      out.push({ at: item.at, seq: i.seq, position, event: { type: typeOf(m as Record<string, unknown>, 'server'), data: m } });
+  }
+  return out;
+}
+
+/**
+ * The sessions of a cassette: interactions grouped by the id `header` carries, for every id the server issued
+ * (in a response's header: the `initialize` answer). A request naming an id the server never issued is no session's.
+ */
+export function jsonRpcSessions(cassette: Cassette, header: string): SessionUnderCheck[] {
+  const issued = new Map<string, Interaction[]>();
+  for (const i of cassette.interactions) {
+    const key = headerValue(i.response?.headers, header);
+    if (key !== undefined && !issued.has(key)) issued.set(key, []);
+  }
+  for (const i of cassette.interactions) {
+    const key = headerValue(i.request.headers, header) ?? headerValue(i.response?.headers, header);
+    if (key !== undefined) issued.get(key)?.push(i);
+  }
+  const out: SessionUnderCheck[] = [];
+  for (const [key, interactions] of issued) {
+    const all = interactions.flatMap(placed).sort((a, b) => a.at - b.at || a.seq - b.seq);
+    const events = withRequests(all.map((p) => p.event));
+    out.push({
+      key,
+      first: interactions[0] as Interaction,
+      events,
+      seqs: all.map((p) => p.seq),
+      positions: all.map((p) => p.position),
+      interactions,
+    });
+  }
+  return out;
+}
+
+/** Gives each server response the client request it answers, by id, as `request`: a copy, the recording untouched. */
+function withRequests(events: CheckedEvent[]): CheckedEvent[] {
+  const asked = new Map<string, unknown>();
+  for (const [n, e] of events.entries()) {
+    const m = e.data as { id?: unknown; method?: unknown };
+    if (m.id === undefined) continue;
+    if (e.type.startsWith('client:') && typeof m.method === 'string') asked.set(JSON.stringify(m.id), m);
+    else if (e.type === 'response') {
+      const data = { ...(m as object) };
+      Object.defineProperty(data, 'request', { value: asked.get(JSON.stringify(m.id)), enumerable: false });
+      events[n] = { ...e, data };
+    }
+  }
+  return events;
+}
