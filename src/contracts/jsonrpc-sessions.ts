@@ -67,7 +67,8 @@ function placed(i: Interaction): Placed[] {
 
 /**
  * The sessions of a cassette: interactions grouped by the id `header` carries, for every id the server issued
- * (in a response's header: the `initialize` answer). A request naming an id the server never issued is no session's.
+ * (in a response's header: the `initialize` answer). A request naming an id the server never issued, or one the
+ * server refused with 404 (the session over), is no session's.
  */
 export function jsonRpcSessions(cassette: Cassette, header: string): SessionUnderCheck[] {
   const issued = new Map<string, Interaction[]>();
@@ -76,6 +77,8 @@ export function jsonRpcSessions(cassette: Cassette, header: string): SessionUnde
     if (key !== undefined && !issued.has(key)) issued.set(key, []);
   }
   for (const i of cassette.interactions) {
+    // A 404 is the transport refusing an id (the session ended, or never was): the session never took that request.
+    if (i.response?.status === 404) continue;
     const key = headerValue(i.request.headers, header) ?? headerValue(i.response?.headers, header);
     if (key !== undefined) issued.get(key)?.push(i);
   }

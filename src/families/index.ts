@@ -7,11 +7,12 @@ import type { MockRule } from '../mock-model/index.js';
 import { codexFamily } from './codex/family.js';
 import { checkFamily, type Family } from './family.js';
 import { hermesFamily } from './hermes/family.js';
+import { mcpFamily } from './mcp/family.js';
 import { omnigentFamily } from './omnigent/family.js';
 import { opencodeFamily } from './opencode/family.js';
 
 /** The families tapedeck ships. Adding one is a folder and a line here; the first is `--target`'s default. */
-export const BUILT_IN_FAMILIES: readonly Family[] = [omnigentFamily, hermesFamily, codexFamily, opencodeFamily];
+export const BUILT_IN_FAMILIES: readonly Family[] = [omnigentFamily, hermesFamily, codexFamily, opencodeFamily, mcpFamily];
 
 const known: Family[] = [];
 

@@ -15,13 +15,11 @@ describe('bench verify', () => {
     const files = (await listFiles('cassettes', isCassetteFile)).length;
     expect(files).toBeGreaterThan(80);
     // Other clients' recordings (cassettes/clients/) name no pack, and end streams the client closed: the packs their
-    // traffic fits are named, and their waiting rules are not observed. The MCP session fits no pack yet.
+    // traffic fits are named (the MCP session's is mcp/streamable-http), and their waiting rules are not observed.
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.slice(0, -1).filter((l) => !/^~? ?cassettes\/clients\//.test(l))).toEqual([]);
     expect(lines.at(-1)).toMatch(
-      new RegExp(
-        `^checked ${files} cassettes, \\d+ streams, \\d+ events against 83 rules: no violations, \\d+ not observed \\(.*\\) \\(1 cassettes name no pack; use --pack\\)$`,
-      ),
+      new RegExp(`^checked ${files} cassettes, \\d+ streams, \\d+ events against 100 rules: no violations, \\d+ not observed \\(.*\\)$`),
     );
   });
 
@@ -41,7 +39,7 @@ describe('bench verify', () => {
     const p = await runBench(['verify', '--pack', 'nope']);
     expect(p.code).toBe(2);
     expect(p.stderr).toBe(
-      'bench: unknown pack "nope"; known packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, hermes/responses, openai/chat-completions, codex/app-server, opencode/events\n',
+      'bench: unknown pack "nope"; known packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, hermes/responses, openai/chat-completions, codex/app-server, opencode/events, mcp/streamable-http\n',
     );
     const f = await runBench(['verify', '--format', 'xml']);
     expect(f.code).toBe(2);

@@ -17,17 +17,17 @@ import {
 } from '../../src/contracts/index.js';
 import '../../src/vitest/index.js';
 
-/** An event that a selector matches: `type`, `type[path=value]` or `type[path]` (any value there). */
+/**
+ * An event that a selector matches: its first type (`a|b`), a made-up one for `*` or a prefix (`client:*`), and
+ * every condition met (`[path=value]` with the first value, `[path]` with any value there).
+ */
 function eventFor(selector: string, extra: Record<string, unknown> = {}): CheckedEvent {
-  const m = /^(\[DONE\]|[^[\]]+)(?:\[([^=\]]+)(?:=([^\]]*))?\])?$/.exec(selector);
-  const type = m?.[1] === '*' ? 'zz.other' : (m?.[1] as string);
-  const data: Record<string, unknown> = { ...extra };
-  if (m?.[2]) {
-    const parts = m[2].split('.');
-    let cur = data;
-    for (const p of parts.slice(0, -1)) cur = (cur[p] ??= {}) as Record<string, unknown>;
-    cur[parts.at(-1) as string] = m[3] ?? 'present';
-  }
+  const m = /^(\[DONE\]|[^[\]]+)((?:\[[^\]]+\])*)$/.exec(selector);
+  const first = m?.[1] === '[DONE]' ? '[DONE]' : (m?.[1]?.split('|')[0] as string);
+  const type = first === '*' ? 'zz.other' : first.endsWith('*') ? `${first.slice(0, -1)}zz` : first;
+  const data: Record<string, unknown> = structuredClone(extra);
+  for (const [, path, value] of (m?.[2] ?? '').matchAll(/\[([^=\]]+)(?:=([^\]]*))?\]/g))
+    setPath(data, path as string, value === undefined ? 'present' : value.split('|')[0]);
   return { type, data };
 }
 
@@ -85,7 +85,11 @@ function minimalViolation(rule: Rule): [CheckedEvent[], number] {
       return [[piece('world '), piece('Hello'), whole], 2];
     }
     case 'sequence': {
-      const at = (n: number) => eventFor('zz.numbered', { [rule.field]: n });
+      const at = (n: number) => {
+        const e = eventFor('zz.numbered');
+        setPath(e.data as Record<string, unknown>, rule.field, n);
+        return e;
+      };
       return rule.start === undefined ? [[at(5), at(5)], 1] : [[at(rule.start + 1)], 0];
     }
   }
@@ -181,6 +185,7 @@ describe('built-in packs', () => {
       'openai/chat-completions',
       'codex/app-server',
       'opencode/events',
+      'mcp/streamable-http',
     ]);
   });
 });
