@@ -62,13 +62,19 @@ the mcp/streamable-http pack.`,
   },
   plan: (context, selected) => {
     let capabilities: Record<string, unknown> | undefined;
+    let unknown = false;
     return {
       folder: FOLDER,
       probes: selected,
       ready: async () => {
-        capabilities = await capabilitiesOf(context);
+        // A server that fails this unrecorded question fails the recorded probes too, which say how: until then
+        // nothing is known of its capabilities, so none reads NOT_APPLICABLE.
+        capabilities = await capabilitiesOf(context).catch(() => {
+          unknown = true;
+          return undefined;
+        });
       },
-      declare: (probe) => ({ declared: declaredFor(probe, capabilities) }),
+      declare: (probe) => ({ declared: unknown ? 'SUPPORTED' : declaredFor(probe, capabilities) }),
       observe: (probe, proxyUrl) =>
         observeSafely(
           async () =>
