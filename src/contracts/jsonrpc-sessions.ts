@@ -68,22 +68,26 @@ function placed(i: Interaction): Placed[] {
 /**
  * The sessions of a cassette: interactions grouped by the id `header` carries, for every id the server issued
  * (in a response's header: the `initialize` answer). A request naming an id the server never issued, or one the
- * server refused with 404 (the session over), is no session's.
+ * transport refused with a 4xx (404 for a session over, or a server's 400 for an id it no longer knows), is no session's.
  */
 export function jsonRpcSessions(cassette: Cassette, header: string): SessionUnderCheck[] {
+  // A 4xx is the transport refusing the request (the session ended, or never was): the session never took it, and
+  // an id such a refusal echoes (the Python SDK sends the unknown one back) was never issued. Whether the refusal is
+  // the 404 the spec asks for is the session probe's to judge, not an ordering rule's.
+  const taken = cassette.interactions.filter((i) => !((i.response?.status ?? 0) >= 400 && (i.response?.status ?? 0) < 500));
   const issued = new Map<string, Interaction[]>();
-  for (const i of cassette.interactions) {
+  for (const i of taken) {
     const key = headerValue(i.response?.headers, header);
     if (key !== undefined && !issued.has(key)) issued.set(key, []);
   }
-  for (const i of cassette.interactions) {
-    // A 404 is the transport refusing an id (the session ended, or never was): the session never took that request.
-    if (i.response?.status === 404) continue;
+  for (const i of taken) {
     const key = headerValue(i.request.headers, header) ?? headerValue(i.response?.headers, header);
     if (key !== undefined) issued.get(key)?.push(i);
   }
   const out: SessionUnderCheck[] = [];
   for (const [key, interactions] of issued) {
+    // An id only ever sent back on a request that named another: nothing of that session was recorded.
+    if (interactions.length === 0) continue;
     const all = interactions.flatMap(placed).sort((a, b) => a.at - b.at || a.seq - b.seq);
     const events = withRequests(all.map((p) => p.event));
     out.push({

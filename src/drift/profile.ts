@@ -5,6 +5,7 @@ import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { loadManifest, type Manifest } from '../manifest/manifest.js';
 import { routeTemplate } from '../net/route-template.js';
 import type { DriftConfig } from './config.js';
+import { sessionDriftStreams, sessionHeaderOf } from './session-streams.js';
 import { addToShape, type Occurrences, recordOccurrence, recordValues, type Shape, type Values } from './shape.js';
 
 /** How the responses of one route came: statuses, content types, bodies, and how its streams ended. */
@@ -130,7 +131,8 @@ function addCassette(profile: Profile, name: string, cassette: Cassette, config:
   const skipped = new Set([...config.ignoreEventTypes, ...(cassette.meta.packs ?? []).flatMap((p) => knownPack(p)?.noise ?? [])]);
   const turns: Turn[] = [];
   const streams = streamsOf(cassette, turnStarts ?? turnStartsOfPacks(cassette));
-  for (const stream of streams) {
+  const header = sessionHeaderOf(cassette);
+  for (const stream of header ? sessionDriftStreams(cassette, header) : streams) {
     for (const e of stream.events) {
       if (skipped.has(e.type)) continue;
       addToShape(

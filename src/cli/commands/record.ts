@@ -13,6 +13,7 @@ interface RecordFlags {
   target: string;
   apiKey?: string;
   server?: string;
+  serverName?: string;
   peer?: string;
   folder?: string;
   probes?: string;
@@ -64,6 +65,10 @@ export function registerRecord(program: Command): void {
     .option('--harness <id>', `the variant to record, for targets that have them: ${harnesses.join('; ')}`)
     .option('--target <id>', all.map((s) => `${s.id}: ${s.summary}`).join('; '), DEFAULT_FAMILY)
     .option('--server <url>', 'a live server to record; without it the embedded simulator of the target runs')
+    .option(
+      '--server-name <text>',
+      'with --server: what the manifest and cassettes call the server (default its URL, whose throwaway port would change every file of a re-recording)',
+    )
     .option(
       '--peer <binary>',
       `${withPeer.join(', ')}: start this real vendor binary against tapedeck's mock model (isolated HOME, 127.0.0.1) and record it`,
@@ -117,12 +122,15 @@ export function registerRecord(program: Command): void {
             process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
         };
         const suite = familyById(flags.target);
+        if (flags.serverName !== undefined && !flags.server)
+          throw new UsageError('--server-name names the server --server records; give --server too');
         if (flags.folder !== undefined && suite.variants)
           throw new UsageError(
             `--folder is for targets without variants; --target ${suite.id} records into its --${suite.variants.flag} folder`,
           );
         const manifest = await recordTarget(suite, {
           server: flags.server,
+          described: flags.serverName,
           peer: flags.peer,
           apiKey: flags.apiKey ?? (suite.apiKeyEnv ? process.env[suite.apiKeyEnv] : undefined),
           variant: flags.harness,

@@ -1,7 +1,7 @@
 import { loadCassette } from '../../cassette/index.js';
 import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
-import { defineFamily, type PlanContext, simulatorBasics, TURN_MS, turnCeiling } from '../family.js';
+import { type DriftNoise, defineFamily, type PlanContext, simulatorBasics, TURN_MS, turnCeiling } from '../family.js';
 import { checkListening, findProbe, observeSafely, REPLAY_ORIGIN, throughDoor } from '../kit/index.js';
 import { McpClient } from './client.js';
 import { mcpStreamableHttp } from './packs.js';
@@ -31,6 +31,17 @@ async function capabilitiesOf(context: PlanContext): Promise<Record<string, unkn
   return result.capabilities as Record<string, unknown> | undefined;
 }
 
+/**
+ * What a real MCP server leaves to chance: how many log lines and updates land in a probe's wait, and the levels it
+ * logs at (server-everything draws one of eight at random every 5 s). The simulator's recordings have none of it.
+ */
+const REAL_SERVER_NOISE: DriftNoise = {
+  unordered: [],
+  sometimes: [],
+  runs: ['notifications/message', 'notifications/resources/updated'],
+  racedFields: { 'notifications/message': ['params.level'] },
+};
+
 /** MCP servers over Streamable HTTP: the lifecycle, tools, progress and cancellation, resources, prompts, logging, completion, sessions. */
 export const mcpFamily = defineFamily<McpProbe>({
   id: 'mcp',
@@ -56,6 +67,7 @@ the mcp/streamable-http pack.`,
     await checkListening(url, 'http://127.0.0.1:3001/mcp');
   },
   proxyTarget: (server) => new URL(server).origin,
+  drift: { noise: (_variant, { fromSimulator }) => (fromSimulator ? undefined : REAL_SERVER_NOISE) },
   simulator: {
     describe: (seed) => `embedded MCP simulator (seed ${seed})`,
     start: async (o) => (await import('./simulator/server.js')).startMcpSimulator(simulatorBasics(o)),

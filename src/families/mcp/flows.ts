@@ -15,7 +15,7 @@ const errorOf = (m: McpMessage | undefined) => m?.error as { code?: number; mess
 
 type Tool = { name: string; inputSchema?: { type?: string; required?: string[]; properties?: Record<string, unknown> } };
 
-async function tools(client: McpClient): Promise<Tool[]> {
+export async function tools(client: McpClient): Promise<Tool[]> {
   return ((resultOf((await client.request('tools/list')).response)?.tools ?? []) as Tool[]).filter((t) => typeof t?.name === 'string');
 }
 

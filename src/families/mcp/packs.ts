@@ -2,6 +2,7 @@ import * as mcp from '@modelcontextprotocol/core';
 import { z } from 'zod';
 import type { Pack, Rule } from '../../contracts/index.js';
 import { atMostOne, eventually, firstEvent, never, precedes, sequence, streamMeta } from '../../contracts/index.js';
+import { LEVELS } from './levels.js';
 
 const m = streamMeta('MCP 2025-11-25 basic/transports, basic/lifecycle, basic/utilities');
 
@@ -66,7 +67,6 @@ const REQUEST = 'client:*[id][method]';
 const TOKEN = 'params.progressToken|params._meta.progressToken|request.params._meta.progressToken';
 
 /** RFC 5424 severities, as MCP's `logging/setLevel` orders them. */
-const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 
 /** For each level a client may set, no message below it until it sets another. */
 const loggingRules: Rule[] = LEVELS.slice(1).map((level, n) =>

@@ -202,3 +202,41 @@ describe('each rule of mcp/streamable-http fails on a recording that breaks it',
     ]);
   });
 });
+
+describe('a request the transport refuses is no session message', () => {
+  /** The simulator's session probe: a ping after DELETE, refused with 404 as the spec asks. */
+  async function afterDelete(): Promise<{ c: Cassette; ping: Interaction }> {
+    const c = structuredClone(await loadCassette('cassettes/mcp/session.yaml'));
+    return { c, ping: c.interactions.find((i) => i.response?.status === 404) as Interaction };
+  }
+
+  it('refused with 404, or with the 400 and id-less error server-everything sends, the ping needs no answer', async () => {
+    for (const status of [404, 400]) {
+      const { c, ping } = await afterDelete();
+      (ping.response as NonNullable<Interaction['response']>).status = status;
+      ping.response = {
+        ...(ping.response as NonNullable<Interaction['response']>),
+        body: { json: { jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' } } },
+      };
+      expect(violations(c), String(status)).toEqual([]);
+    }
+  });
+
+  it('taken with a 200 and left unanswered, it breaks the first rule', async () => {
+    const { c, ping } = await afterDelete();
+    ping.response = { ...(ping.response as NonNullable<Interaction['response']>), status: 200, body: { text: '' } };
+    expect(violations(c).map((v) => v.rule)).toContain('request-answered-or-cancelled');
+  });
+});
+
+describe('session ids only a refusal named', () => {
+  it('a 400 that hands out a fresh id (the Python SDK to a request without one) and a 404 that echoes the unknown id open no session', async () => {
+    const c = structuredClone(await loadCassette('cassettes/mcp/session.yaml'));
+    const refused = c.interactions.filter((i) => (i.response?.status ?? 0) >= 400);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const [n, i] of refused.entries())
+      (i.response as NonNullable<Interaction['response']>).headers['mcp-session-id'] = `never-issued-${n}`;
+    const checked = verifyCassette(c, 'session.yaml', [mcpStreamableHttp]);
+    expect(checked.rules.flatMap((r) => r.violations)).toEqual([]);
+  });
+});

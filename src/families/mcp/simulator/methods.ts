@@ -1,7 +1,7 @@
 /** The embedded MCP server's catalogue and plain methods: what `tools/list`, `resources/read` and the rest answer. */
+import { LEVELS } from '../levels.js';
 
 export const SUPPORTED_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
-export const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
 export const TOOLS = [
   {
@@ -103,10 +103,10 @@ export function answer(method: string, params: Record<string, unknown>, session:
 /** Sets the level, then logs one message at every level, of which only those at or above it go out. */
 function setLevel(params: Record<string, unknown>, session: SessionState): Record<string, unknown> {
   const level = String(params.level);
-  if (!LEVELS.includes(level)) throw new RpcError(-32602, `Invalid level: ${level}`);
+  if (!(LEVELS as readonly string[]).includes(level)) throw new RpcError(-32602, `Invalid level: ${level}`);
   session.level = level;
   setTimeout(() => {
-    for (const l of LEVELS.slice(LEVELS.indexOf(level)))
+    for (const l of LEVELS.slice((LEVELS as readonly string[]).indexOf(level)))
       session.push({ jsonrpc: '2.0', method: 'notifications/message', params: { level: l, logger: 'simulator', data: `a ${l} message` } });
   }, 20);
   return {};

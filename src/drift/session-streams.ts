@@ -1,0 +1,44 @@
+import type { Cassette } from '../cassette/index.js';
+import { type CheckedEvent, jsonRpcSessions, registeredPacks } from '../contracts/index.js';
+
+/** What drift profiles of one recorded stream: its events, typed, and the one turn they make. */
+export interface DriftStream {
+  events: CheckedEvent[];
+  turns: { start: number; end: number }[];
+}
+
+/** The session header of the first of a cassette's packs that checks whole JSON-RPC sessions (MCP's `Mcp-Session-Id`). */
+export function sessionHeaderOf(cassette: Cassette): string | undefined {
+  const packs = registeredPacks();
+  for (const name of cassette.meta.packs ?? []) {
+    const header = packs.find((p) => p.name === name)?.session?.header;
+    if (header) return header;
+  }
+  return undefined;
+}
+
+/** A server message's drift type: its method, or `result of <method>` / `error of <method>` for an answer. */
+function driftType(e: CheckedEvent): string {
+  if (e.type !== 'response') return e.type;
+  const data = e.data as { error?: unknown; request?: { method?: unknown } };
+  const method = typeof data.request?.method === 'string' ? data.request.method : 'an unknown request';
+  return `${data.error === undefined ? 'result' : 'error'} of ${method}`;
+}
+
+/**
+ * A JSON-RPC cassette as drift sees it: per interaction, the server's messages in their order there (an SSE stream
+ * or a JSON body), each typed by what it is rather than SSE's `message`, so a result's shape is its method's. The
+ * standalone GET stream is its own stream: its place among the POSTs' answers is the server's timing, not an order.
+ */
+export function sessionDriftStreams(cassette: Cassette, header: string): DriftStream[] {
+  const bySeq = new Map<number, CheckedEvent[]>();
+  for (const session of jsonRpcSessions(cassette, header))
+    for (const [n, e] of session.events.entries()) {
+      if (e.type.startsWith('client:')) continue;
+      const seq = session.seqs[n] as number;
+      const list = bySeq.get(seq) ?? [];
+      list.push({ ...e, type: driftType(e) });
+      bySeq.set(seq, list);
+    }
+  return [...bySeq.entries()].sort(([a], [b]) => a - b).map(([, events]) => ({ events, turns: [{ start: 0, end: events.length }] }));
+}
