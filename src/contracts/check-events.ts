@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { payloadViolations } from './check-payloads.js';
 import { checkRule, groupByScope, type RuleViolation, type ScopeGroups, type Segment } from './check-rules.js';
 import type { Pack } from './pack.js';
 import type { RuleResult, Violation, ViolationCode } from './report-types.js';
@@ -14,20 +15,14 @@ function excerpt(events: readonly CheckedEvent[], positions: readonly number[], 
   return lines;
 }
 
-/** `what.path: message` for the first issue of a failed payload check. */
-function firstIssue(what: string, error: z.ZodError): string {
-  const issue = error.issues[0];
-  const path = issue?.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('') ?? '';
-  return `${what}${path}: ${issue?.message ?? 'invalid'}`;
-}
-
 /**
  * Payload checks made on one stream, by the pack that made them: packs that share their schemas (omnigent's stream
  * and native-tui packs) then check each event once, which is most of what a check of a long stream costs.
  */
 export type PayloadChecks = Map<readonly CheckedEvent[], { pack: Pack; violations: Violation[] }[]>;
 
-const sameSchemas = (a: Pack, b: Pack) => a.payloads === b.payloads && a.results === b.results && a.openVocabulary === b.openVocabulary;
+const sameSchemas = (a: Pack, b: Pack) =>
+  a.payloads === b.payloads && a.results === b.results && a.resultChecks === b.resultChecks && a.openVocabulary === b.openVocabulary;
 
 /** Checks events against one pack: payload schemas, then every rule over its scope. */
 export function checkEvents(
@@ -52,34 +47,9 @@ export function checkEvents(
   if (earlier)
     results.push({ rule: 'payload-schema', violations: earlier.violations.map((v) => ({ ...v, pack: pack.name })), notObserved: [] });
   else if (Object.keys(pack.payloads).length > 0) {
-    const payloadViolations: Violation[] = [];
-    const unknown = new Set<string>();
-    // Client request id → method, so a response's result is checked against what it answers.
-    const asked = new Map<string, string>();
-    events.forEach((e, i) => {
-      if (e.type === ':comment') return;
-      if (pack.results) {
-        const m = e.data as { id?: unknown; method?: unknown; result?: unknown } | undefined;
-        if (e.type.startsWith('client:') && typeof m?.method === 'string' && m.id !== undefined) asked.set(JSON.stringify(m.id), m.method);
-        const answered = e.type === 'response' && m?.id !== undefined ? asked.get(JSON.stringify(m.id)) : undefined;
-        const schema = answered === undefined || !('result' in (m as object)) ? undefined : pack.results[answered];
-        const r = schema?.safeParse(m?.result);
-        if (r && !r.success)
-          payloadViolations.push(make('payload_invalid', 'payload-schema', i, firstIssue(`response to ${answered} result`, r.error)));
-      }
-      const schema = pack.payloads[e.type];
-      if (!schema) {
-        if (pack.openVocabulary) return;
-        if (!unknown.has(e.type))
-          payloadViolations.push(make('unknown_event', 'known-event-types', i, `unknown event type ${e.type}: not in ${pack.name}`));
-        unknown.add(e.type);
-        return;
-      }
-      const r = schema.safeParse(e.data);
-      if (!r.success) payloadViolations.push(make('payload_invalid', 'payload-schema', i, firstIssue(`${e.type} data`, r.error)));
-    });
-    results.push({ rule: 'payload-schema', violations: payloadViolations, notObserved: [] });
-    if (done) done.set(events, [...(done.get(events) ?? []), { pack, violations: payloadViolations }]);
+    const violations = payloadViolations(events, pack, make);
+    results.push({ rule: 'payload-schema', violations, notObserved: [] });
+    if (done) done.set(events, [...(done.get(events) ?? []), { pack, violations }]);
   }
   results.push(...checkPackRules(events, pack, where, make));
   return results;

@@ -3,7 +3,7 @@ export { checkEvents } from './check-events.js';
 export { checkRule, type RuleViolation, type Segment } from './check-rules.js';
 export { jsonRpcSessions, type SessionUnderCheck } from './jsonrpc-sessions.js';
 export { type MatcherEvents, toSatisfyContract } from './matcher.js';
-export type { Pack } from './pack.js';
+export type { Pack, ResultContext } from './pack.js';
 export { loadPack, type PackFile, PackFileError, packFileJsonSchema, readPackFile, resolvePackSync } from './pack-file.js';
 export { renderJunit, renderMarkdown, renderText, renderViolation } from './render.js';
 export type { CheckedCassette, RuleResult, VerifyReport, Violation, ViolationCode } from './report-types.js';

@@ -2,6 +2,12 @@ import type { z } from 'zod';
 import type { Rule } from './rules.js';
 import type { TurnStart } from './stream-events.js';
 
+/** What a result check is given beside the result: the request it answers, and earlier results by method. */
+export interface ResultContext {
+  request: unknown;
+  earlier(method: string): readonly unknown[];
+}
+
 /** A named set of rules and payload schemas for one kind of stream. */
 export interface Pack {
   name: string;
@@ -18,6 +24,12 @@ export interface Pack {
    * answers, which its own type, `response`, cannot say).
    */
   results?: Record<string, z.ZodType>;
+  /**
+   * Checks of a result that its schema alone cannot make, by the method answered: the request and the session's
+   * earlier results are at hand (MCP: a tool that lists an outputSchema must return structuredContent). Each returns
+   * what is wrong, or undefined.
+   */
+  resultChecks?: Readonly<Record<string, (result: unknown, context: ResultContext) => string | undefined>>;
   rules: Rule[];
   /**
    * JSON-RPC over HTTP (MCP's Streamable HTTP): the interactions whose requests carry the same value of this header

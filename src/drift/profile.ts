@@ -72,14 +72,8 @@ function turnStartsOfPacks(cassette: Cassette): TurnStart[] {
   return [...new Set((cassette.meta.packs ?? []).flatMap((p) => knownPack(p)?.turnStarts ?? []))];
 }
 
-function addCassette(profile: Profile, name: string, cassette: Cassette, config: DriftConfig, turnStarts?: readonly TurnStart[]): void {
-  const ignore = (path: string) =>
-    config.ignoreFields.some((f) => f === path || path.endsWith(`.${f}`) || path.startsWith(`${f}.`) || path.startsWith(`${f}[]`));
-  profile.probes.push(name);
-  for (const i of cassette.interactions) {
-    const last = Math.max(i.timing.end ?? i.timing.start, ...(i.response?.stream?.events ?? []).map((e) => e.at));
-    profile.longestMs = Math.max(profile.longestMs, last);
-  }
+/** How each route of a cassette answered: status, content type, body or stream, its shape and values. */
+function addRoutes(profile: Profile, cassette: Cassette, ignore: (path: string) => boolean): void {
   for (const i of cassette.interactions) {
     // Routes are compared by template: ids in paths are noise.
     const route = routeTemplate(i.request.method, i.request.path);
@@ -127,6 +121,17 @@ function addCassette(profile: Profile, name: string, cassette: Cassette, config:
       );
     }
   }
+}
+
+function addCassette(profile: Profile, name: string, cassette: Cassette, config: DriftConfig, turnStarts?: readonly TurnStart[]): void {
+  const ignore = (path: string) =>
+    config.ignoreFields.some((f) => f === path || path.endsWith(`.${f}`) || path.startsWith(`${f}.`) || path.startsWith(`${f}[]`));
+  profile.probes.push(name);
+  for (const i of cassette.interactions) {
+    const last = Math.max(i.timing.end ?? i.timing.start, ...(i.response?.stream?.events ?? []).map((e) => e.at));
+    profile.longestMs = Math.max(profile.longestMs, last);
+  }
+  addRoutes(profile, cassette, ignore);
   // Types the config ignores, and those the cassette's packs call noise (housekeeping whose timing is the server's).
   const skipped = new Set([...config.ignoreEventTypes, ...(cassette.meta.packs ?? []).flatMap((p) => knownPack(p)?.noise ?? [])]);
   const turns: Turn[] = [];

@@ -35,6 +35,13 @@ export interface FuzzOptions {
   saveCounterexample?: string;
   maxEdits?: number;
   maxCuts?: number;
+  /**
+   * The line endings to try (default the three SSE allows: LF, CRLF and a bare CR). Narrow it for a client known to
+   * lack one, and test that one apart: the MCP TypeScript SDK 1.32.2 drops a stream's last event after a bare CR.
+   */
+  lineEnds?: readonly Transport['eol'][];
+  /** False: no payload edits (a field dropped, nulled or added), for a property that compares the data the client got. */
+  payloads?: boolean;
 }
 
 /** One variation, ready to be replayed to the code under test. */

@@ -54,14 +54,12 @@ Examples:
 ${examples.map((e) => `  $ ${e}`).join('\n')}`;
 }
 
-export function registerRecord(program: Command): void {
-  const all = families();
+/** The options of `bench record`, each naming the families it is for. */
+function withRecordOptions(cmd: Command, all: readonly Family[]): Command {
   const harnesses = all.flatMap((f) => (f.variants ? [`${f.variants.ids.join(', ')} (${f.id})`] : []));
   const withPeer = all.filter((s) => s.peer).map((s) => s.id);
   const withoutVariants = all.filter((s) => !s.variants).map((s) => s.id);
-  program
-    .command('record')
-    .description('run a probe suite through the recording proxy; one cassette per probe plus a manifest of verdicts')
+  return cmd
     .option('--harness <id>', `the variant to record, for targets that have them: ${harnesses.join('; ')}`)
     .option('--target <id>', all.map((s) => `${s.id}: ${s.summary}`).join('; '), DEFAULT_FAMILY)
     .option('--server <url>', 'a live server to record; without it the embedded simulator of the target runs')
@@ -92,7 +90,62 @@ export function registerRecord(program: Command): void {
     .option('--seed <n>', 'simulator seed: the same seed gives the same ids', parseSeed, 1)
     .option('--latency <ms>', 'simulator pause between stream events, like a vendor', parseWholeMs, 2)
     .option('--json', 'print the manifest as JSON instead of the table')
-    .option('--config <file>', 'JSON config whose "redact" section adds redaction rules (default tapedeck.config.json if present)')
+    .option('--config <file>', 'JSON config whose "redact" section adds redaction rules (default tapedeck.config.json if present)');
+}
+
+/** `bench record` once its flags are read: records, prints the table (or the JSON manifest), and gives the exit code. */
+async function record(flags: RecordFlags, signal: AbortSignal): Promise<number> {
+  const human = !flags.json;
+  const probes = flags.probes
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  let saved = '';
+  const progress = (e: RecordProgress) => {
+    if (e.kind === 'saved') saved = e.unchanged.length === 0 ? '' : ` (${e.unchanged.length} unchanged but for timings, left as they were)`;
+    if (e.kind === 'kept')
+      process.stderr.write(
+        `bench record: what was recorded before the stop is kept in ${e.folder}/ (${e.files.join(', ')}; not moved in: move cassettes by hand, bench recover a .journal, or delete the folder)\n`,
+      );
+    if (!human) return;
+    if (e.kind === 'start') process.stderr.write(`  ${e.probe} ... `);
+    else if (e.kind === 'done')
+      process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
+  };
+  const suite = familyById(flags.target);
+  if (flags.serverName !== undefined && !flags.server)
+    throw new UsageError('--server-name names the server --server records; give --server too');
+  if (flags.folder !== undefined && suite.variants)
+    throw new UsageError(`--folder is for targets without variants; --target ${suite.id} records into its --${suite.variants.flag} folder`);
+  const manifest = await recordTarget(suite, {
+    server: flags.server,
+    described: flags.serverName,
+    peer: flags.peer,
+    apiKey: flags.apiKey ?? (suite.apiKeyEnv ? process.env[suite.apiKeyEnv] : undefined),
+    variant: flags.harness,
+    folder: flags.folder,
+    probes,
+    outDir: flags.out,
+    simulator: { seed: flags.seed, latencyMs: flags.latency },
+    redact: await loadRedactionConfig(flags.config),
+    onProgress: progress,
+    signal,
+    onPeerStarted: (peer) => human && process.stderr.write(`${flags.target} ${peer.version} listening on ${peer.url}\n`),
+  });
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
+  } else {
+    process.stdout.write(
+      `${manifest.harness} against ${manifest.target}: cassettes in ${flags.out}/${flags.folder ?? (flags.peer ? peerSpecFor(suite, flags.harness)?.folder : undefined) ?? manifest.harness}/${saved}\n\n${verdictTable(manifest)}\n`,
+    );
+  }
+  return manifest.probes.some((p) => p.verdict === 'DRIFT') ? 1 : 0;
+}
+
+export function registerRecord(program: Command): void {
+  const all = families();
+  withRecordOptions(program.command('record'), all)
+    .description('run a probe suite through the recording proxy; one cassette per probe plus a manifest of verdicts')
     .addHelpText('after', recordHelp(all))
     .action((flags: RecordFlags) => {
       // A signal, or the wrapper that started us (npx, a shell) gone: the probe under way is abandoned, servers stopped.
@@ -102,56 +155,7 @@ export function registerRecord(program: Command): void {
           process.stderr.write(`\nbench record: ${cause}: stopping (servers started are stopped, the folder is left as it was)\n`);
         controller.abort(cause);
       });
-      return runCommand(async () => {
-        const human = !flags.json;
-        const probes = flags.probes
-          ?.split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-        let saved = '';
-        const progress = (e: RecordProgress) => {
-          if (e.kind === 'saved')
-            saved = e.unchanged.length === 0 ? '' : ` (${e.unchanged.length} unchanged but for timings, left as they were)`;
-          if (e.kind === 'kept')
-            process.stderr.write(
-              `bench record: what was recorded before the stop is kept in ${e.folder}/ (${e.files.join(', ')}; not moved in: move cassettes by hand, bench recover a .journal, or delete the folder)\n`,
-            );
-          if (!human) return;
-          if (e.kind === 'start') process.stderr.write(`  ${e.probe} ... `);
-          else if (e.kind === 'done')
-            process.stderr.write(`${VERDICT_SYMBOL[e.result.verdict]} ${e.result.verdict} (${e.seconds.toFixed(1)} s)\n`);
-        };
-        const suite = familyById(flags.target);
-        if (flags.serverName !== undefined && !flags.server)
-          throw new UsageError('--server-name names the server --server records; give --server too');
-        if (flags.folder !== undefined && suite.variants)
-          throw new UsageError(
-            `--folder is for targets without variants; --target ${suite.id} records into its --${suite.variants.flag} folder`,
-          );
-        const manifest = await recordTarget(suite, {
-          server: flags.server,
-          described: flags.serverName,
-          peer: flags.peer,
-          apiKey: flags.apiKey ?? (suite.apiKeyEnv ? process.env[suite.apiKeyEnv] : undefined),
-          variant: flags.harness,
-          folder: flags.folder,
-          probes,
-          outDir: flags.out,
-          simulator: { seed: flags.seed, latencyMs: flags.latency },
-          redact: await loadRedactionConfig(flags.config),
-          onProgress: progress,
-          signal: controller.signal,
-          onPeerStarted: (peer) => human && process.stderr.write(`${flags.target} ${peer.version} listening on ${peer.url}\n`),
-        });
-        if (flags.json) {
-          process.stdout.write(`${JSON.stringify(manifest, null, 2)}\n`);
-        } else {
-          process.stdout.write(
-            `${manifest.harness} against ${manifest.target}: cassettes in ${flags.out}/${flags.folder ?? (flags.peer ? peerSpecFor(suite, flags.harness)?.folder : undefined) ?? manifest.harness}/${saved}\n\n${verdictTable(manifest)}\n`,
-          );
-        }
-        return manifest.probes.some((p) => p.verdict === 'DRIFT') ? 1 : 0;
-      }).then(() => {
+      return runCommand(() => record(flags, controller.signal)).then(() => {
         // The abandoned probe may still hold timers; everything it used is stopped, so nothing is lost by leaving now.
         if (controller.signal.aborted) process.exit();
       });

@@ -1,6 +1,6 @@
 import * as mcp from '@modelcontextprotocol/core';
 import { z } from 'zod';
-import type { Pack, Rule } from '../../contracts/index.js';
+import type { Pack, ResultContext, Rule } from '../../contracts/index.js';
 import { atMostOne, eventually, firstEvent, never, precedes, sequence, streamMeta } from '../../contracts/index.js';
 import { LEVELS } from './levels.js';
 
@@ -60,6 +60,25 @@ const results: Record<string, z.ZodType> = {
   'logging/setLevel': mcp.EmptyResultSchema,
   'completion/complete': mcp.CompleteResultSchema,
 };
+
+type Tool = { name?: unknown; outputSchema?: unknown };
+
+/**
+ * A tool that lists an outputSchema promises structured results (server/tools, "Output Schema": servers MUST provide
+ * structured results that conform to it): a successful call of it carries structuredContent. Found by fuzzing the
+ * SDK client, which refuses such a result.
+ */
+function structuredWhenPromised(result: unknown, { request, earlier }: ResultContext): string | undefined {
+  const r = result as { isError?: unknown; structuredContent?: unknown } | undefined;
+  if (r?.isError === true || r?.structuredContent !== undefined) return undefined;
+  const name = (request as { params?: { name?: unknown } } | undefined)?.params?.name;
+  const tool = earlier('tools/list')
+    .flatMap((list) => ((list as { tools?: Tool[] } | undefined)?.tools ?? []) as Tool[])
+    .find((t) => t.name === name);
+  return tool?.outputSchema === undefined
+    ? undefined
+    : `tool ${String(name)} lists an outputSchema, but its result has no structuredContent`;
+}
 
 /** A client request: a client message with both a method and an id. */
 const REQUEST = 'client:*[id][method]';
@@ -157,6 +176,7 @@ export const mcpStreamableHttp: Pack = {
   session: { header: 'mcp-session-id' },
   payloads: { ...clientMessages, ...serverMessages },
   results,
+  resultChecks: { 'tools/call': structuredWhenPromised },
   openVocabulary: true,
   rules,
 };

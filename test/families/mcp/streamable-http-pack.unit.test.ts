@@ -240,3 +240,36 @@ describe('session ids only a refusal named', () => {
     expect(checked.rules.flatMap((r) => r.violations)).toEqual([]);
   });
 });
+
+describe('a tool that lists an outputSchema returns structuredContent', () => {
+  /** The FastMCP server's echo: tools/list gives it an outputSchema, and its call's result is structured. */
+  async function echoCall(change: (result: Record<string, unknown>) => void): Promise<string[]> {
+    const c = structuredClone(await loadCassette('cassettes/mcp-fastmcp-real/tool_call.yaml'));
+    const call = byRequest(c, 'tools/call');
+    const stream = events(call);
+    const n = stream.findIndex((e) => e.data?.includes('"result"'));
+    const answer = message(stream[n] as SseItem) as { result: Record<string, unknown> };
+    change(answer.result);
+    const { raw: _raw, ...item } = stream[n] as SseItem;
+    stream[n] = withData(item as SseItem, answer);
+    return violations(c)
+      .filter((v) => v.rule === 'payload-schema')
+      .map((v) => v.message);
+  }
+
+  it('holds as recorded, and for a failed call (isError) that has none', async () => {
+    expect(await echoCall(() => {})).toEqual([]);
+    expect(
+      await echoCall((r) => {
+        delete r.structuredContent;
+        r.isError = true;
+      }),
+    ).toEqual([]);
+  });
+
+  it('fails a successful call without it, naming the tool', async () => {
+    expect(await echoCall((r) => delete r.structuredContent)).toEqual([
+      'response to tools/call result: tool echo lists an outputSchema, but its result has no structuredContent',
+    ]);
+  });
+});
