@@ -1,6 +1,4 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync } from 'node:fs';
+import { type ChildProcess, execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +9,7 @@ import { cassetteHandlers } from '../../src/replayer/index.js';
 import { benchProxyUnderWrapper, benchReplayOf, runBench } from '../helpers/cli.js';
 import { keepInCorpus, replaysAsLive } from '../helpers/corpus.js';
 import { type McpView, mcpSession } from './clients/mcp-session.mjs';
+import { EVERYTHING, startMcpServer } from './mcp-servers.js';
 
 /**
  * MCP as users run it: the official TypeScript SDK client (Streamable HTTP) against the reference "everything"
@@ -22,9 +21,7 @@ import { type McpView, mcpSession } from './clients/mcp-session.mjs';
 
 const run = promisify(execFile);
 const HERE = import.meta.dirname;
-const EVERYTHING = join(HERE, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
 const SESSION = join(HERE, 'clients', 'mcp-session.mjs');
-const LOOPBACK = join(HERE, 'clients', 'loopback-listen.mjs');
 const RUNS = 5;
 
 let server: { url: string; child: ChildProcess };
@@ -37,30 +34,6 @@ let cassetteFile: string;
 const live = ({ logCount: _, ...view }: McpView) => view;
 const cleanups: (() => Promise<unknown>)[] = [];
 
-/** The reference server on a free loopback port, stopped by its PID at the end. */
-async function startEverything(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', LOOPBACK, EVERYTHING, 'streamableHttp'], {
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
-  let stderr = '';
-  const port = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on('data', (d) => {
-      stderr += d;
-      const m = /tapedeck: listening on 127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`the everything server exited (${code}) before listening: ${stderr}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, child };
-}
-
 /** One session of the SDK client as its own process, against `base`/mcp. */
 async function sessionAgainst(base: string): Promise<McpView> {
   const { stdout } = await run(process.execPath, [SESSION, `${base}/mcp`], { timeout: 90_000 });
@@ -68,8 +41,7 @@ async function sessionAgainst(base: string): Promise<McpView> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(EVERYTHING)) throw new Error(`the MCP everything server is not installed at ${EVERYTHING}; run npm run test:peers`);
-  server = await startEverything();
+  server = await startMcpServer(EVERYTHING, cleanups);
   direct = await sessionAgainst(server.url);
   // The direct run is the reference: it must itself be a whole session.
   expect(direct.failed).toBeUndefined();

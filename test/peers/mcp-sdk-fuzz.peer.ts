@@ -1,6 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Cassette, type Interaction, loadCassette, type SseItem } from '../../src/cassette/index.js';
 import { fuzzCassette, newSeed, transportReframing } from '../../src/fuzz/index.js';
@@ -8,6 +5,7 @@ import { cassetteFetch } from '../../src/probing/index.js';
 import type { ReplayOptions } from '../../src/replayer/index.js';
 import { benchProxyUnderWrapper } from '../helpers/cli.js';
 import { mcpProbeFlows, type ProbeFlowsView } from './clients/mcp-probe-flows.mjs';
+import { EVERYTHING, FASTMCP, startMcpServer } from './mcp-servers.js';
 
 /**
  * `bench fuzz`'s variations, thrown at the official MCP SDK client instead of tapedeck's probes: the SDK client's
@@ -18,24 +16,6 @@ import { mcpProbeFlows, type ProbeFlowsView } from './clients/mcp-probe-flows.mj
  * The SDK's own verdicts (each call's result, the progress it counted, the cancellation, the session's end) hold.
  */
 
-const HERE = import.meta.dirname;
-const LOOPBACK = join(HERE, 'clients', 'loopback-listen.mjs');
-const SERVERS = [
-  {
-    name: 'server-everything 2026.8.31',
-    command: [
-      process.execPath,
-      '--import',
-      LOOPBACK,
-      join(HERE, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js'),
-      'streamableHttp',
-    ],
-  },
-  {
-    name: 'FastMCP on mcp 2.3.0',
-    command: [join(HERE, 'python', 'mcp-fastmcp', '.venv', 'bin', 'python'), join(HERE, 'clients', 'fastmcp_server.py')],
-  },
-];
 const ORIGIN = 'http://mcp.tapedeck.test';
 const RUNS = 100;
 
@@ -43,29 +23,6 @@ const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
   for (const clean of cleanups.reverse()) await clean();
 });
-
-async function startServer(command: string[]): Promise<string> {
-  const child: ChildProcess = spawn(command[0] as string, command.slice(1), {
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
-  });
-  let stderr = '';
-  const port = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on('data', (d) => {
-      stderr += d;
-      const m = /tapedeck: listening on 127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited (${code}) before listening: ${stderr}`)));
-  });
-  return `http://127.0.0.1:${port}`;
-}
 
 /** What the SDK concluded: every result, the progress it counted and its highest value, the cancellation, the end. */
 function verdicts(view: ProbeFlowsView) {
@@ -87,12 +44,12 @@ async function replayed(cassette: Cassette, replay: ReplayOptions = {}, connectT
   return mcpProbeFlows(`${ORIGIN}/mcp`, { fetch: doorFetch, ...(connectTimeoutMs ? { connectTimeoutMs } : {}) });
 }
 
-describe.each(SERVERS)('the MCP SDK client under fuzzed replays of $name', ({ command }) => {
+describe.each([EVERYTHING, FASTMCP])('the MCP SDK client under fuzzed replays of $name', (server) => {
   let recorded: Cassette;
   let live: ProbeFlowsView;
 
   beforeAll(async () => {
-    const url = await startServer(command);
+    const { url } = await startMcpServer(server, cleanups);
     const proxy = await benchProxyUnderWrapper(url, 'flows.yaml', cleanups);
     live = await mcpProbeFlows(`${proxy.url}/mcp`);
     process.kill(proxy.bench.wrapperPid, 'SIGTERM');

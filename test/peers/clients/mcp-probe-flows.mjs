@@ -4,6 +4,7 @@
 // tools, resources and prompts). `node mcp-probe-flows.mjs URL` prints what the client saw as JSON.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { inSession, runAsMain } from './session-kit.mjs';
 
 /** What two runs of one server may differ in: the session ids it draws (UUIDs, or the Python SDK's 32 hex digits). */
 const SESSION_ID = /[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}/g;
@@ -74,7 +75,7 @@ export async function mcpProbeFlows(url, { fetch, connectTimeoutMs } = {}) {
   // The client's onerror: the transport's errors, and what the protocol layer refuses (an answer for no request).
   client.onerror = (err) => errors.push(String(err?.message ?? err));
   const view = {};
-  try {
+  await inSession(client, transport, view, async () => {
     await client.connect(transport, connectTimeoutMs ? { timeout: connectTimeoutMs } : undefined);
     const server = client.getServerVersion();
     const capabilities = client.getServerCapabilities() ?? {};
@@ -88,22 +89,9 @@ export async function mcpProbeFlows(url, { fetch, connectTimeoutMs } = {}) {
     view.tools = tools.map((t) => ({ name: t.name, schema: t.inputSchema?.type, required: t.inputSchema?.required ?? [] }));
     await toolFlows(client, tools, view);
     await resourceFlows(client, capabilities, view);
-    await transport.terminateSession();
-    view.terminated = transport.sessionId === undefined;
-  } catch (err) {
-    view.failed = String(err?.message ?? err);
-  } finally {
-    await client.close();
-  }
+  });
   view.errors = normal(errors);
   return view;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const url = process.argv[2];
-  if (!url) {
-    process.stderr.write('usage: node mcp-probe-flows.mjs URL (the MCP endpoint, e.g. http://127.0.0.1:3001/mcp)\n');
-    process.exit(2);
-  }
-  process.stdout.write(`${JSON.stringify(await mcpProbeFlows(url))}\n`);
-}
+await runAsMain(import.meta.url, (url) => mcpProbeFlows(url));

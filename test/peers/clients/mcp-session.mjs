@@ -4,6 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { inSession, runAsMain } from './session-kit.mjs';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 /** What differs between two runs of the same session: the session id the server draws, and a log's random level. */
@@ -57,7 +58,7 @@ export async function mcpSession(url) {
     firstLog.call();
   });
   const view = {};
-  try {
+  await inSession(client, transport, view, async () => {
     await client.connect(transport);
     const server = client.getServerVersion();
     view.initialize = {
@@ -76,13 +77,7 @@ export async function mcpSession(url) {
     });
     view.longRunning = { content: long.content, progress };
     view.loggingOff = normal((await client.callTool({ name: 'toggle-simulated-logging', arguments: {} })).content);
-    await transport.terminateSession();
-    view.terminated = transport.sessionId === undefined;
-  } catch (err) {
-    view.failed = String(err?.message ?? err);
-  } finally {
-    await client.close();
-  }
+  });
   // A log's level is drawn at random, and one more may come every 5 s: two live runs agree on each log's shape, not
   // on the count. A replay gives the count its recording had (a stream replayed twice would give more).
   view.logs = [...new Set(logs.map((l) => JSON.stringify(l)))];
@@ -94,11 +89,4 @@ export async function mcpSession(url) {
   return view;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const url = process.argv[2];
-  if (!url) {
-    process.stderr.write('usage: node mcp-session.mjs URL (the MCP endpoint, e.g. http://127.0.0.1:3001/mcp)\n');
-    process.exit(2);
-  }
-  process.stdout.write(`${JSON.stringify(await mcpSession(url))}\n`);
-}
+await runAsMain(import.meta.url, (url) => mcpSession(url));
