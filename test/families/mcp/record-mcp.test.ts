@@ -40,3 +40,38 @@ it('records every MCP probe on the simulator, verifies the session pack clean, a
     await rm(out, { recursive: true, force: true });
   }
 }, 180_000);
+
+// A live server on a throwaway port: --server-name is what the manifest and every cassette call it, so recording the
+// same server again on another port rewrites nothing but what changed.
+it('bench record --server --server-name names the server, not its URL, and --server-name alone is refused', async () => {
+  const { startMcpSimulator } = await import('../../../src/families/mcp/simulator/server.js');
+  const sim = await startMcpSimulator({ port: 0 });
+  const out = await mkdtemp(join(tmpdir(), 'tapedeck-mcp-named-'));
+  try {
+    const r = await runBench([
+      'record',
+      '--target',
+      'mcp',
+      '--server',
+      `${sim.url}/mcp`,
+      '--server-name',
+      'my-mcp 1.0',
+      '--probes',
+      'initialize',
+      '--out',
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await loadManifest(join(out, 'mcp', 'manifest.yaml'))).target).toBe('my-mcp 1.0');
+    const { readFile } = await import('node:fs/promises');
+    const cassette = await readFile(join(out, 'mcp', 'initialize.yaml'), 'utf8');
+    expect(cassette).toContain('target: "my-mcp 1.0"');
+    expect(cassette).not.toContain(new URL(sim.url).port);
+    const alone = await runBench(['record', '--target', 'mcp', '--server-name', 'x', '--out', out]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr.trim()).toBe('bench: --server-name names the server --server records; give --server too');
+  } finally {
+    await sim.close();
+    await rm(out, { recursive: true, force: true });
+  }
+});
