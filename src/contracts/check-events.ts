@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { payloadViolations } from './check-payloads.js';
 import { checkRule, groupByScope, type RuleViolation, type ScopeGroups, type Segment } from './check-rules.js';
 import type { Pack } from './pack.js';

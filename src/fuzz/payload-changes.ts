@@ -1,4 +1,5 @@
-import { isRecord } from '../cassette/index.js';
+import { isRecord, type SseItem } from '../cassette/index.js';
+import type { KeepsMeaning } from './meaning.js';
 /** One change of an event's JSON data: a field dropped, set to null, or an unknown field added. */
 export interface PayloadChange {
   kind: 'drop' | 'null' | 'extra';
@@ -49,4 +50,30 @@ export function describePayloadChange(change: PayloadChange): string {
   const at = change.path.join('.');
   if (change.kind === 'extra') return `added unknown field ${[...change.path, EXTRA_FIELD].join('.')}`;
   return change.kind === 'drop' ? `dropped ${at}` : `set ${at} to null`;
+}
+
+/**
+ * The `n`-th change of an event's JSON data (modulo how many there are), when it keeps the event's meaning.
+ * A JSON-RPC message (`frames`) varies inside its params or result: its method and id are what replay matches on.
+ */
+export function changedPayload(
+  item: SseItem,
+  n: number,
+  frames: boolean,
+  keeps: KeepsMeaning,
+): { item: SseItem; said: string } | undefined {
+  if (item.data === undefined) return undefined;
+  let data: unknown;
+  try {
+    data = JSON.parse(item.data);
+  } catch {
+    return undefined;
+  }
+  const inner = frames ? (['params', 'result'] as const).find((k) => k in (data as object)) : undefined;
+  if (frames && !inner) return undefined;
+  const root = inner ? (data as Record<string, unknown>)[inner] : data;
+  const changes = payloadChanges(root).map((c) => (inner ? { ...c, path: [inner, ...c.path] } : c));
+  const change = changes[n % Math.max(1, changes.length)];
+  if (!change || !keeps(item, data, change)) return undefined;
+  return { item: { ...item, data: JSON.stringify(applyPayloadChange(data, change)) }, said: describePayloadChange(change) };
 }

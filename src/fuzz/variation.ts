@@ -3,8 +3,9 @@ import { type Cassette, frameJson, type Interaction, type SseItem, type WsFrame 
 import { frameType, itemType, type Pack } from '../contracts/index.js';
 import { FuzzError } from './errors.js';
 import { violationsOf } from './legality.js';
+import { type KeepsMeaning, keepsMeaningIn } from './meaning.js';
 import { packsFor } from './packs-for.js';
-import { applyPayloadChange, describePayloadChange, payloadChanges } from './payload-changes.js';
+import { changedPayload } from './payload-changes.js';
 
 const index = z.number().int().nonnegative();
 
@@ -195,7 +196,7 @@ function placed(events: SseItem[], p: number, fields: Omit<SseItem, 'at' | 'afte
 }
 
 /** Applies one edit in place; returns what it did, or undefined when it does not apply. `frames`: the items are a WebSocket session's. */
-function applyEdit(space: VariationSpace, events: SseItem[], edit: Edit, frames: boolean): string | undefined {
+function applyEdit(space: VariationSpace, events: SseItem[], edit: Edit, frames: boolean, keeps: KeepsMeaning): string | undefined {
   const n = events.length;
   if (n === 0) return undefined;
   switch (edit.op) {
@@ -240,22 +241,10 @@ function applyEdit(space: VariationSpace, events: SseItem[], edit: Edit, frames:
     case 'payload': {
       const i = edit.event % n;
       const item = events[i] as SseItem;
-      if (item.data === undefined) return undefined;
-      let data: unknown;
-      try {
-        data = JSON.parse(item.data);
-      } catch {
-        return undefined;
-      }
-      // A JSON-RPC message varies inside its params or result: its method and id are what replay matches on.
-      const inner = frames ? (['params', 'result'] as const).find((k) => k in (data as object)) : undefined;
-      if (frames && !inner) return undefined;
-      const root = inner ? (data as Record<string, unknown>)[inner] : data;
-      const changes = payloadChanges(root).map((c) => (inner ? { ...c, path: [inner, ...c.path] } : c));
-      const change = changes[edit.change % Math.max(1, changes.length)];
-      if (!change) return undefined;
-      events[i] = { ...item, data: JSON.stringify(applyPayloadChange(data, change)) };
-      return `${labelOf(item)} #${i}: ${describePayloadChange(change)}`;
+      const changed = changedPayload(item, edit.change, frames, keeps);
+      if (!changed) return undefined;
+      events[i] = changed.item;
+      return `${labelOf(item)} #${i}: ${changed.said}`;
     }
     case 'comment': {
       if (!space.comments || frames) return undefined;
@@ -279,9 +268,10 @@ export function applyVariation(space: VariationSpace, variation: Variation, opti
   for (const edit of variation.edits) {
     const interaction = cassette.interactions[space.streams[edit.stream % space.streams.length] as number] as Interaction;
     const { stream, websocket } = interaction.response ?? {};
+    const keeps = keepsMeaningIn(space.packs, interaction);
     if (stream) {
       const before = [...stream.events];
-      const did = applyEdit(space, stream.events, edit, false);
+      const did = applyEdit(space, stream.events, edit, false, keeps);
       if (did === undefined) continue;
       if (!options.unchecked && violationsOf(cassette, space).length > 0) {
         stream.events = before;
@@ -292,7 +282,7 @@ export function applyVariation(space: VariationSpace, variation: Variation, opti
     } else if (websocket) {
       const before = websocket.frames;
       const items = itemsOf(interaction);
-      const did = applyEdit(space, items, edit, true);
+      const did = applyEdit(space, items, edit, true, keeps);
       if (did === undefined) continue;
       websocket.frames = writeFrames(before, items);
       if (!options.unchecked && violationsOf(cassette, space).length > 0) {

@@ -47,7 +47,7 @@ describe('variation generators', () => {
           applied += varied.applied.length;
           expect(violationsOf(varied.cassette, space)).toEqual([]);
         }),
-        { numRuns: RUNS_PER_CASSETTE, seed: 1130 },
+        { numRuns: RUNS_PER_CASSETTE },
       );
     }
     // The guard keeps edits that stay legal, not nothing: most runs change something.
@@ -112,6 +112,23 @@ describe('variation generators', () => {
       'moved',
     ]);
     expect([...seen].some((k) => k.startsWith('session.') || k.startsWith('response.'))).toBe(true); // payload edits name the event
+  });
+
+  it('varies how a message is written, never what it says: no true flag or defaulted field dropped (isError, content)', () => {
+    const mcp = spaces.filter((s) => /mcp[^/]*\/tool_(call|error)\.yaml$/.test(s.name));
+    expect(mcp.length).toBeGreaterThanOrEqual(6);
+    const edits = (kind: string) =>
+      mcp
+        .filter((space) => space.name.endsWith(`${kind}.yaml`))
+        .flatMap((space) => fc.sample(variationArbitrary(space), { numRuns: 300 }).flatMap((v) => applyVariation(space, v).applied))
+        .filter((a) => a.includes(' result.'));
+    const [calls, errors] = [edits('tool_call'), edits('tool_error')];
+    // Result edits do happen, `isError: false` left out among them (it reads the same) ...
+    expect(calls.some((a) => a.includes('dropped result.isError'))).toBe(true);
+    expect(errors.length).toBeGreaterThan(20);
+    // ... but none a reader takes for another answer: `isError: true` left out is a success, `content` left out is [].
+    expect(errors.filter((a) => a.includes('dropped result.isError'))).toEqual([]);
+    expect([...calls, ...errors].filter((a) => a.includes('dropped result.content '))).toEqual([]);
   });
 });
 

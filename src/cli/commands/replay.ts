@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { UsageError } from '../../errors.js';
 import { type ReplayCheckRow, replayCheck } from '../../probing/index.js';
 import { type UsageFile, writeUsageFile } from '../../replayer/index.js';
 import { type CheckRow, checkRowsJunit, checkRowsMarkdown, progressReporter } from '../../report/index.js';

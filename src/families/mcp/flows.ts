@@ -107,7 +107,9 @@ export async function cancelFlow({ client, waitMs }: FlowContext): Promise<Suite
   if (!started) return no(`${tool.name} sent no progress to cancel after`);
   const status = await client.notify('notifications/cancelled', { requestId: sent.id, reason: 'tapedeck probe' });
   if (status !== 202 && status !== 200) return no(`notifications/cancelled answered ${status}, not 202`);
-  await stream.untilEnd(Math.min(waitMs, 3000));
+  // A server may hold the cancelled call's stream open (server-everything does): wait a while for a late result,
+  // a quarter of the turn, so a fuzz replay (2 s turns, instant) waits 0.5 s rather than its whole turn.
+  await stream.untilEnd(Math.min(waitMs / 4, 3000));
   stream.close();
   const results = stream.events.filter((e) => e.data.id === sent.id && e.data.method === undefined).length;
   if (results > 1) return no(`${results} results after the cancellation`);

@@ -14,7 +14,6 @@ async function real(): Promise<Cassette> {
   return structuredClone(await loadCassette(REAL));
 }
 
-const at = (c: Cassette, seq: number) => c.interactions.find((i) => i.seq === seq) as Interaction;
 const events = (i: Interaction) => i.response?.stream?.events as SseItem[];
 const message = (item: SseItem) => JSON.parse(item.data as string) as Record<string, unknown>;
 const withData = (item: SseItem, json: unknown): SseItem => ({ ...item, data: JSON.stringify(json) });
