@@ -16,7 +16,7 @@ export { TapedeckError, UsageError } from './errors.js';
 export { defineFamily, type Family, families, registerFamilies } from './families/index.js';
 export { loadManifest, type Manifest, type Verdict } from './manifest/index.js';
 export { type RecordTargetOptions, recordTarget, replayCheck } from './probing/index.js';
-export { startRecordingProxy } from './recorder/index.js';
+export { type RecordingDispatcherOptions, recordingDispatcher, startRecordingProxy } from './recorder/index.js';
 export {
   cassetteDispatcher,
   cassetteHandlers,

@@ -1,31 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Agent } from 'undici';
-import {
-  type Body,
-  type CassetteMeta,
-  type Interaction,
-  interactionPreparer,
-  makeRedactor,
-  portablePass,
-  type Redactor,
-  unreadableCoding,
-  writeCassetteStream,
-} from '../cassette/index.js';
+import type { Interaction } from '../cassette/index.js';
 import { listen } from '../net/listen.js';
 import { serveTunnels, tunnelOrigin } from '../net/tunnels.js';
-import { TAPEDECK_VERSION } from '../version.js';
 import { endToEndHeaders } from './headers.js';
-import { JournalWriter } from './journal/index.js';
-import { Later } from './later.js';
 import { recordExchange } from './proxy/exchange.js';
 import { type Exchange, errorText, type ProxyContext, type StopReason, stoppedBy } from './proxy/exchange-parts.js';
 import type { RecordingProxy, RecordingProxyOptions } from './proxy/options.js';
-import { RecordingSnapshot } from './proxy/snapshot.js';
-import { SaveAhead } from './save-ahead.js';
-import { publicTarget, type Refusal, type TargetUrl } from './target.js';
-import { Timeline } from './timeline.js';
+import { openRecording } from './recording.js';
+import { publicTarget, type Refusal } from './target.js';
 import { prepareWakeUps } from './wake-up.js';
 import { warmUpForwarding } from './warm-up.js';
 import { relayWebSocket } from './websocket-relay.js';
@@ -56,17 +40,8 @@ interface UnderWay {
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
   // A bad --target or --allow-origin is refused before anything is written.
   const target = publicTarget(options.target, options.allowOrigins);
-  const meta = metaFor(options, target);
-  const journal =
-    options.journal &&
-    (await JournalWriter.create(options.journal.file, meta, { redact: options.journal.redact, folders: options.folders }));
-  const rawBodies = new WeakMap<object, Buffer | Body>();
-  // A recording bound for a file is prepared for its save as it goes, with the redaction the journal uses.
-  const prepare = options.journal && interactionPreparer(options.journal.redact, portablePass(options.folders));
-  const saveAhead: SaveAhead | undefined = prepare && new SaveAhead((i: Interaction) => prepare(() => snapshot.stored(i)));
-  const timeline: Timeline = new Timeline(journal ? (entry) => journal.add(entry) : undefined, saveAhead);
-  const ctx = proxyContext(options, target, timeline, rawBodies, new Later(journal ? (batch) => journal.batch(batch) : undefined));
-  const snapshot: RecordingSnapshot = new RecordingSnapshot(meta, timeline, ctx.later, rawBodies, options.folders);
+  const recording = await openRecording(options, target);
+  const { ctx, timeline, journal } = recording;
   const underWay = underWayList();
   const server = proxyServer(ctx, underWay);
   let bound: { port: number; url: string };
@@ -81,23 +56,17 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const stop = () =>
     (stopped ??= (async () => {
       await stopExchanges(server, underWay, options.uploadGraceMs ?? UPLOAD_GRACE_MS);
-      await ctx.agent.close();
-      await journal?.close();
-      // Nothing more is prepared: the save, if one follows, renders what was not, and close() needs none of it.
-      saveAhead?.stop();
+      await recording.close();
     })());
   return {
     ...bound,
-    cassette: () => snapshot.cassette(),
+    cassette: () => recording.cassette(),
     stop,
     hurry: () => underWay.hurry(),
-    close: () => stop().then(() => snapshot.cassette()),
+    close: () => stop().then(() => recording.cassette()),
     async save(file, redact) {
       await stop();
-      // Placeholders go in during the redaction walk: one copy of each interaction per save.
-      const ahead = { saveAhead, redact: options.journal?.redact };
-      const dropped = (seq: number, reason: string) => ctx.log(`exchange #${seq} left out of ${file}: ${reason}`);
-      return writeCassetteStream(file, meta, () => snapshot.forSave(redact, ahead), redact, portablePass(options.folders), dropped);
+      return recording.write(file, redact);
     },
     get recorded() {
       return timeline.interactions.length;
@@ -107,45 +76,6 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       return journal?.error;
     },
   };
-}
-
-/** The cassette's meta: who recorded what, when, with which labels and packs. */
-function metaFor(options: RecordingProxyOptions, target: TargetUrl): CassetteMeta {
-  return {
-    recorder: `tapedeck ${TAPEDECK_VERSION}`,
-    target: options.describedAs ?? target.display,
-    recordedAt: new Date().toISOString(),
-    ...(options.labels && Object.keys(options.labels).length > 0 ? { labels: { ...options.labels } } : {}),
-    ...(options.packs ? { packs: [...options.packs] } : {}),
-  };
-}
-
-/** What the proxy's exchanges share: the target, the timeline, the upstream agent, and how they log. */
-function proxyContext(
-  options: RecordingProxyOptions,
-  target: TargetUrl,
-  timeline: Timeline,
-  rawBodies: WeakMap<object, Buffer | Body>,
-  later: Later,
-): ProxyContext {
-  const log = options.log ?? (() => {});
-  // Log lines end up in CI output: a path shows with its secrets (a key in the query, a header's token repeated
-  // in the path) replaced, as the recording will have them. Built on first use: most recordings log nothing.
-  let forLog: Redactor | undefined;
-  const shown = (request: Interaction['request']) =>
-    (forLog ??= makeRedactor(options.journal?.redact)).request({ path: request.path, headers: request.headers, body: '' }).path;
-  const toldOf = new Set<string>();
-  // Once per coding: a body tapedeck cannot decode is saved as it came, and nothing in it is redacted.
-  const tellUnreadable = (interaction: Interaction, contentEncoding: string | undefined) => {
-    const coding = unreadableCoding(contentEncoding);
-    if (!coding || toldOf.has(coding)) return;
-    toldOf.add(coding);
-    log(
-      `${interaction.request.method} ${shown(interaction.request)}: the response is in ${coding}, a content coding tapedeck cannot decode here; its body is saved as it came, and nothing in it is redacted (have the client ask for gzip or br, e.g. without ${coding} in its Accept-Encoding)`,
-    );
-  };
-  const agent = new Agent({ headersTimeout: options.headersTimeoutMs ?? 60_000, bodyTimeout: 0, keepAliveTimeout: 10_000 });
-  return { target, timeline, later, agent, log, logExchange: options.logExchange, shown, rawBodies, tellUnreadable };
 }
 
 /** The proxy's HTTP server: each request recorded as one exchange, each WebSocket upgrade relayed. */

@@ -1,4 +1,5 @@
 import { Dispatcher, errors } from 'undici';
+import { dispatchBodyBytes } from '../net/dispatch-body.js';
 import { type HttpAnswer, type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
 import { withMatchConfig } from './match-config.js';
 
@@ -10,23 +11,6 @@ type LegacyHandler = {
   onError?: (err: Error) => void;
 };
 
-const EMPTY = Buffer.alloc(0);
-
-/** The request body's bytes: at once for the common shapes, by reading for a stream. */
-function bodyBytes(body: unknown): Buffer | Promise<Buffer> {
-  if (body === null || body === undefined) return EMPTY;
-  if (typeof body === 'string') return Buffer.from(body);
-  if (body instanceof Uint8Array) return Buffer.from(body);
-  return readStream(body);
-}
-
-async function readStream(body: unknown): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of body as AsyncIterable<Uint8Array | string>) chunks.push(typeof c === 'string' ? Buffer.from(c) : Buffer.from(c));
-  return Buffer.concat(chunks);
-}
-
-// Recorded headers never change: their raw form is built once per answer list (and body length).
 const rawHeaders = new WeakMap<[string, string][], Buffer[]>();
 const rawWithLength = new WeakMap<[string, string][], { length: number; raw: Buffer[] }>();
 const CONTENT_LENGTH = Buffer.from('content-length');
@@ -95,7 +79,7 @@ export class CassetteDispatcher extends Dispatcher {
       return deliver(answer, h, abort.controller?.signal);
     };
     // Answer on the next tick, as a socket would, without a promise chain for bodiless requests.
-    const body = bodyBytes(opts.body);
+    const body = dispatchBodyBytes(opts.body);
     if (body instanceof Promise) body.then(run).catch(fail);
     else
       process.nextTick(() => {

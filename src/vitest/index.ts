@@ -1,15 +1,14 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { bypass, http, passthrough } from 'msw';
+import { http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
-import { appendRecording, type Cassette, writeCassetteAtomic } from '../cassette/index.js';
+import type { Cassette } from '../cassette/index.js';
 import { type MatcherEvents, toSatisfyContract } from '../contracts/matcher.js';
 import type { Pack } from '../contracts/pack.js';
 import { UsageError } from '../errors.js';
 // The built-in families' packs, so `toSatisfyContract('<pack name>')` knows them.
 import '../families/index.js';
-import { type RecordingProxy, startRecordingProxy } from '../recorder/index.js';
 import {
   cassetteHandlers,
   describeUnused,
@@ -20,6 +19,9 @@ import {
   writeUsageFile,
 } from '../replayer/index.js';
 import { canInterceptWebSockets, noGlobalWebSocket } from '../replayer/msw-ws-door.js';
+import { type RecordVia, recorderHandlers } from './recorder-handlers.js';
+
+export type { RecordVia } from './recorder-handlers.js';
 
 /**
  * How a test gets its traffic, as VCR and Polly name it: `replay` (the
@@ -41,6 +43,11 @@ export interface UseCassetteOptions extends ReplayOptions {
   /** A fresh engine (and, recording, a fresh cassette) for every test instead of one for the file or describe block. */
   perTest?: boolean;
   /**
+   * How a recording sees the traffic: `in-process` (default; no extra hop, as undici's SnapshotAgent records) or
+   * `proxy` (each request through a recording proxy: the same recorder as `bench proxy`, one hop more).
+   */
+  recordVia?: RecordVia;
+  /**
    * A folder where each replaying scope writes which recordings it used, for `bench prune --usage FOLDER`
    * (default: `$TAPEDECK_USAGE`, if set). Scopes that record write none.
    */
@@ -55,46 +62,6 @@ function resolveFromTestFile(source: string): string {
   if (isAbsolute(source)) return source;
   const testPath = expect.getState().testPath;
   return testPath ? resolve(dirname(testPath), source) : resolve(source);
-}
-
-/**
- * Records through MSW: each request goes, unintercepted, through an in-process
- * recording proxy to the server it was meant for, and its answer (streams as
- * they come) goes back to the test; the cassette is saved when the scope ends,
- * after `base` when one is given.
- */
-function recorderHandlers(file: string) {
-  let proxy: RecordingProxy | undefined;
-  let origin: string | undefined;
-  const forward = async (request: Request): Promise<Response> => {
-    const url = new URL(request.url);
-    if (!proxy) {
-      origin = url.origin;
-      proxy = await startRecordingProxy({ target: origin });
-    }
-    if (url.origin !== origin)
-      throw new UsageError(`useCassette records one server per cassette: ${file} records ${origin}, not ${url.origin}`);
-    const body = request.method === 'GET' || request.method === 'HEAD' ? null : await request.arrayBuffer();
-    const upstream = new Request(`${proxy.url}${url.pathname}${url.search}`, { method: request.method, headers: request.headers, body });
-    const live = await fetch(bypass(upstream));
-    // fetch decoded the body: the coding and length no longer describe what goes back.
-    const headers = new Headers(live.headers);
-    headers.delete('content-encoding');
-    headers.delete('content-length');
-    return new Response(live.body, { status: live.status, statusText: live.statusText, headers });
-  };
-  return {
-    forward,
-    handler: http.all('*', ({ request }) => forward(request)),
-    async save(base?: Cassette): Promise<Cassette | undefined> {
-      if (!proxy) return undefined;
-      const recorded = await proxy.close();
-      proxy = undefined;
-      const cassette = base ? appendRecording(base, recorded) : recorded;
-      await writeCassetteAtomic(file, cassette);
-      return cassette;
-    },
-  };
 }
 
 /**
@@ -125,7 +92,7 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
     }
     if (recording) {
       if (!file) throw new UsageError(`useCassette record: '${mode}' needs a cassette file path to write, not a cassette object`);
-      recorder = recorderHandlers(file);
+      recorder = recorderHandlers(file, options.recordVia);
       server = setupServer(recorder.handler);
       server.listen({ onUnhandledRequest: 'bypass' });
       return;
@@ -136,7 +103,7 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
       if (set.length !== 1 || !file)
         throw new UsageError(`useCassette record: 'missing' adds to one cassette file, and ${file ?? 'a cassette object'} is not one`);
       base = (set[0] as { cassette: Cassette }).cassette;
-      recorder = recorderHandlers(file);
+      recorder = recorderHandlers(file, options.recordVia);
     }
     const forward = recorder?.forward;
     // The door reads tapedeck.config.json's match and redact sections as every door does; options in code win.

@@ -1,34 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contentEncodingOf, decodeContent, type Failure, type Interaction, MAX_STORED_BODY, type SseStream } from '../../cassette/index.js';
+import type { Failure, Interaction } from '../../cassette/index.js';
 import { declaresNoBody } from '../../net/declares-no-body.js';
-import { SseParser } from '../../sse/index.js';
-import { BodyBuffer } from '../body-buffer.js';
-import { ContentDecoder } from '../content-decoder.js';
 import { forward } from '../forward.js';
-import { endToEndHeaders, headerValue } from '../headers.js';
+import { ResponseRecording, recordBroken, recordRequestBody, settleRecording } from '../response-recording.js';
 import type { Route } from '../target.js';
-import type { Outcome } from '../timeline.js';
 import { type ResetWatch, watchUpstreamReset } from '../upstream-resets.js';
-import { type Exchange, errorText, failureCode, type ProxyContext, readAll, type StopReason, stoppedBy, toItem } from './exchange-parts.js';
+import { type Exchange, errorText, failureCode, type ProxyContext, readAll, type StopReason, stoppedBy } from './exchange-parts.js';
 
 const NO_BODY = Buffer.alloc(0);
 
 /** One exchange's response as it is forwarded and recorded. */
 interface Response {
   ctx: ProxyContext;
-  interaction: Interaction;
+  rec: ResponseRecording;
   res: ServerResponse;
-  stream?: SseStream | undefined;
-  parser?: SseParser | undefined;
-  decoder?: ContentDecoder | undefined;
-  chunks: BodyBuffer;
-  decoded: BodyBuffer;
-  outcome: Outcome;
   resets?: ResetWatch | undefined;
   wroteBody: boolean;
-  /** Stream chunks wait, stamped with their arrival, to be parsed off the forwarding path (see `Later`). */
-  waiting: { chunk: Buffer; at: number; after: number }[];
-  parseWaiting: () => void;
 }
 
 /**
@@ -47,7 +34,7 @@ export async function recordExchange(
   const bodyBytes = await requestBody(ctx, interaction, req, exchange);
   exchange.uploading = false;
   if (!bodyBytes) return;
-  const r = response(ctx, interaction, res);
+  const r: Response = { ctx, rec: new ResponseRecording(ctx, interaction), res, wroteBody: false };
   try {
     const upstream = forward(
       ctx.agent,
@@ -66,7 +53,7 @@ export async function recordExchange(
   } catch (err) {
     onBroken(r, err, exchange.stopReason);
   } finally {
-    await settle(r);
+    await settleRecording(r.rec);
   }
 }
 
@@ -92,40 +79,8 @@ async function requestBody(
     ctx.timeline.finish(interaction, { failure });
     return undefined;
   }
-  // The server gets the bytes as sent; the recording gets the content of a compressed body, so that redaction and
-  // matching see what it says (a gzip header's timestamp changes from one run of a client to the next).
-  const encoding = bodyBytes.byteLength > 0 ? contentEncodingOf(headerValue(interaction.request.headers, 'content-encoding')) : undefined;
-  const content = encoding && decodeContent(bodyBytes, encoding, MAX_STORED_BODY);
-  if (content) interaction.request.encoding = encoding;
-  const kept = content || bodyBytes;
-  if (kept.byteLength > 0) ctx.rawBodies.set(interaction.request, kept);
-  ctx.timeline.requestBody(interaction, kept, content ? encoding : undefined);
+  recordRequestBody(ctx, interaction, bodyBytes);
   return bodyBytes;
-}
-
-function response(ctx: ProxyContext, interaction: Interaction, res: ServerResponse): Response {
-  const r: Response = {
-    ctx,
-    interaction,
-    res,
-    chunks: new BodyBuffer(),
-    decoded: new BodyBuffer(),
-    outcome: {},
-    wroteBody: false,
-    waiting: [],
-    parseWaiting: () => {
-      const waiting = r.waiting;
-      r.waiting = [];
-      ctx.later.delete(r.parseWaiting);
-      for (const c of waiting) onContent(r, c.chunk, c.at, c.after);
-    },
-  };
-  return r;
-}
-
-function onContent(r: Response, content: Buffer, at: number, after: number): void {
-  if (r.parser) for (const frame of r.parser.push(content)) r.ctx.timeline.event(r.interaction, toItem(frame, at, after));
-  else r.decoded.push(content);
 }
 
 /** The response's head: sent on to the client at once, recorded; returns what each chunk of the body goes through. */
@@ -134,8 +89,7 @@ function onHead(r: Response, statusCode: number, rawHeaders: Record<string, stri
   // A body that ends with the connection hides a reset as a clean end: watch its socket (kept-alive ones never end this way).
   const closeDelimited = rawHeaders['content-length'] === undefined && !/chunked/i.test(String(rawHeaders['transfer-encoding'] ?? ''));
   if (closeDelimited) r.resets = watchUpstreamReset();
-  const headers = endToEndHeaders(rawHeaders);
-  const isSse = (headerValue(headers, 'content-type') ?? '').toLowerCase().startsWith('text/event-stream');
+  const { headers, isSse } = r.rec.head(statusCode, rawHeaders);
   // The client is told of trailers to come, as the server told the proxy (the cassette keeps the trailers themselves).
   const announced = rawHeaders.trailer;
   res.writeHead(statusCode, announced === undefined ? headers : { ...headers, trailer: announced });
@@ -147,75 +101,37 @@ function onHead(r: Response, statusCode: number, rawHeaders: Record<string, stri
       // `headersSent` is true from `writeHead` on, written or not: only a chunk tells that the head left.
       if (!r.wroteBody && !res.destroyed) res.flushHeaders();
     });
-  // The client gets the bytes as sent; the recording gets the content, decoded on the side.
-  const encoding = contentEncodingOf(headerValue(headers, 'content-encoding'));
-  r.ctx.tellUnreadable(r.interaction, headerValue(headers, 'content-encoding'));
-  if (encoding) r.decoder = new ContentDecoder(encoding, (content, stamp) => onContent(r, content, stamp.at, stamp.after));
-  if (isSse) {
-    r.stream = { events: [], end: 'server-closed' };
-    r.parser = new SseParser({ raw: true });
-  }
-  const stream = r.stream;
-  r.ctx.timeline.respond(
-    r.interaction,
-    stream ? { status: statusCode, headers, stream, ...(encoding ? { encoding } : {}) } : { status: statusCode, headers },
-  );
   return (chunk: Buffer) => onChunk(r, chunk, resume);
 }
 
 /** Each chunk goes from the upstream socket to the client's on the same synchronous path; recording waits. */
 function onChunk(r: Response, chunk: Buffer, resume: () => void): boolean {
-  const { res, ctx } = r;
-  const at = ctx.timeline.now();
-  const after = ctx.timeline.lastSeq;
+  const { res } = r;
   r.wroteBody = true;
   const flushed = res.destroyed || res.write(chunk);
-  if (r.decoder) {
-    r.decoder.push(chunk, { at, after });
-    if (!r.parser) r.chunks.push(chunk);
-  } else if (r.parser) {
-    r.waiting.push({ chunk, at, after });
-    ctx.later.add(r.parseWaiting);
-  } else r.chunks.push(chunk);
+  r.rec.chunk(chunk);
   if (!flushed) res.once('drain', resume);
   return flushed;
 }
 
 /** The body ended: the server's trailers go on to the client, as a pipe would pass them, and into the recording. */
 async function onDone(r: Response, rawTrailers: Record<string, string | string[] | undefined>): Promise<void> {
-  const trailers = endToEndHeaders(rawTrailers);
-  if (Object.keys(trailers).length > 0) {
-    r.res.addTrailers(trailers);
-    r.outcome.trailers = trailers;
-  }
-  r.parseWaiting();
-  if (r.decoder) await r.decoder.end();
-  const { timeline } = r.ctx;
-  if (r.parser) for (const frame of r.parser.end()) timeline.event(r.interaction, toItem(frame, timeline.now(), timeline.lastSeq));
+  const trailers = await r.rec.done(rawTrailers);
+  if (Object.keys(trailers).length > 0) r.res.addTrailers(trailers);
   if (r.resets?.reset) throw Object.assign(new Error('the server reset the connection'), { code: 'ECONNRESET' });
-  r.outcome.at = timeline.now();
   r.res.end();
 }
 
 /** The exchange broke or was stopped: what arrived is kept, and the outcome says which end cut it. */
 function onBroken(r: Response, err: unknown, reason: StopReason | undefined): void {
-  const { outcome, interaction, res, ctx } = r;
-  outcome.at = ctx.timeline.now();
+  const { rec, res, ctx } = r;
+  const { interaction } = rec;
   if (!interaction.response) {
-    outcome.failure = answerUnreachable(ctx, interaction, res, err, reason);
+    rec.outcome.at = ctx.timeline.now();
+    rec.outcome.failure = answerUnreachable(ctx, interaction, res, err, reason);
     return;
   }
-  if (r.stream) {
-    outcome.end = reason === 'client' ? 'client-closed' : reason === 'proxy' ? 'proxy-closed' : 'broken';
-    if (!reason) outcome.error = errorText(err);
-  } else {
-    const got = r.chunks.bytes;
-    outcome.failure = !reason
-      ? { code: failureCode(err), message: `${errorText(err)} (after ${got} bytes of the body)` }
-      : reason === 'client'
-        ? { code: 'client_closed', message: `the client stopped reading after ${got} bytes of the body` }
-        : { code: 'proxy_closed', message: `the proxy stopped after ${got} bytes of the body` };
-  }
+  recordBroken(rec, err, reason);
   if (!reason) {
     ctx.log(`upstream broke ${interaction.request.method} ${ctx.shown(interaction.request)}: ${errorText(err)}`);
     res.destroy();
@@ -241,23 +157,4 @@ function answerUnreachable(
   res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
   return failure;
-}
-
-/** Whatever happened: held chunks parsed, the decoder ended, the body kept (decoded when it could be), the exchange finished. */
-async function settle(r: Response): Promise<void> {
-  const { outcome, interaction, decoder } = r;
-  r.parseWaiting();
-  if (decoder) await decoder.end();
-  if (r.stream && decoder?.error) outcome.error ??= `the ${decoder.encoding} content could not be decoded: ${decoder.error.message}`;
-  if (!r.stream && interaction.response && r.chunks.bytes > 0) {
-    // Decoded content when the coding was valid; otherwise the bytes exactly as they came.
-    const content = decoder && !decoder.error;
-    const bytes = (content ? r.decoded : r.chunks).take();
-    if (bytes) {
-      r.ctx.rawBodies.set(interaction.response, bytes);
-      outcome.bytes = bytes;
-    }
-    if (content && decoder) outcome.encoding = decoder.encoding;
-  }
-  r.ctx.timeline.finish(interaction, outcome);
 }

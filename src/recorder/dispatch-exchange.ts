@@ -1,0 +1,90 @@
+import type { Dispatcher } from 'undici';
+import type { Interaction } from '../cassette/index.js';
+import { type Forwarding, forward, type UpstreamHeaders } from './forward.js';
+import { errorText, failureCode, type ProxyContext, type StopReason, stoppedBy } from './proxy/exchange-parts.js';
+import { ResponseRecording, recordBroken, settleRecording } from './response-recording.js';
+
+export type LegacyHandler = {
+  onConnect?: (abort: (err?: Error) => void, context?: unknown) => void;
+  onHeaders?: (status: number, headers: Buffer[], resume: () => void, statusText: string) => boolean;
+  onData?: (chunk: Buffer) => boolean;
+  onComplete?: (trailers: Buffer[] | null) => void;
+  onError?: (err: Error) => void;
+};
+
+/** One exchange under way: why it stopped early, once it has, and its request upstream, once it left. */
+export interface UnderWay {
+  stopReason: StopReason | undefined;
+  forwarding: Forwarding | undefined;
+}
+
+/** Methods whose empty body still goes out with `content-length: 0`, as undici writes them. */
+const SENDS_LENGTH = new Set(['POST', 'PUT', 'PATCH']);
+
+/** undici's raw header list (name, value, name, value...) from a header record. */
+function rawList(headers: UpstreamHeaders): Buffer[] {
+  return Object.entries(headers).flatMap(([k, v]) =>
+    v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((one) => [Buffer.from(k), Buffer.from(one)]),
+  );
+}
+
+/** The request's headers as its bytes carry them on the wire (and as the proxy would record them). */
+export function wireHeaders(opts: Dispatcher.DispatchOptions, body: Buffer): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  const add = (k: string, v: string) => {
+    const name = k.toLowerCase();
+    const had = out[name];
+    out[name] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v];
+  };
+  const raw = opts.headers as unknown;
+  if (Array.isArray(raw))
+    for (let i = 0; i + 1 < raw.length; i += Array.isArray(raw[0]) ? 1 : 2)
+      Array.isArray(raw[i]) ? add(String(raw[i][0]), String(raw[i][1])) : add(String(raw[i]), String(raw[i + 1]));
+  else if (raw)
+    for (const [k, v] of Object.entries(raw as Record<string, string | string[]>)) for (const one of [v].flat()) add(k, String(one));
+  if (out['content-length'] === undefined && (body.byteLength > 0 || SENDS_LENGTH.has(opts.method)))
+    add('content-length', String(body.byteLength));
+  return out;
+}
+
+/** Forwards one request and passes its answer to the client's handler as it streams, recording it on the side. */
+export async function recordedExchange(
+  ctx: ProxyContext,
+  interaction: Interaction,
+  to: { origin: string; path: string; opts: Dispatcher.DispatchOptions; bytes: Buffer },
+  h: LegacyHandler,
+  under: UnderWay,
+): Promise<void> {
+  const rec = new ResponseRecording(ctx, interaction);
+  const headers = Object.fromEntries(Object.entries(wireHeaders(to.opts, to.bytes)).filter(([k]) => k !== 'content-length'));
+  try {
+    const forwarding = forward(
+      ctx.agent,
+      { origin: to.origin, path: to.path, method: to.opts.method, headers, body: to.bytes.byteLength > 0 ? to.bytes : null },
+      (status, raw, resume) => {
+        rec.head(status, raw);
+        h.onHeaders?.(status, rawList(raw), resume, '');
+        return (chunk) => {
+          const more = h.onData?.(chunk) !== false;
+          rec.chunk(chunk);
+          return more;
+        };
+      },
+    );
+    under.forwarding = forwarding;
+    if (under.stopReason) forwarding.abort(stoppedBy(under.stopReason));
+    const trailers = await forwarding.done;
+    await rec.done(trailers);
+    h.onComplete?.(rawList(trailers));
+  } catch (err) {
+    if (interaction.response) recordBroken(rec, err, under.stopReason);
+    else {
+      rec.outcome.at = ctx.timeline.now();
+      const code = under.stopReason ? 'client_aborted' : failureCode(err);
+      rec.outcome.failure = { code, message: `${interaction.request.method} ${interaction.request.path}: ${errorText(err)}` };
+    }
+    if (!under.stopReason) h.onError?.(err as Error);
+  } finally {
+    await settleRecording(rec);
+  }
+}
