@@ -1,16 +1,9 @@
 import type { Dispatcher } from 'undici';
 import type { Interaction } from '../cassette/index.js';
+import type { LegacyHandler } from '../net/undici-dispatch.js';
 import { type Forwarding, forward, type UpstreamHeaders } from './forward.js';
 import { errorText, failureCode, type ProxyContext, type StopReason, stoppedBy } from './proxy/exchange-parts.js';
 import { ResponseRecording, recordBroken, settleRecording } from './response-recording.js';
-
-export type LegacyHandler = {
-  onConnect?: (abort: (err?: Error) => void, context?: unknown) => void;
-  onHeaders?: (status: number, headers: Buffer[], resume: () => void, statusText: string) => boolean;
-  onData?: (chunk: Buffer) => boolean;
-  onComplete?: (trailers: Buffer[] | null) => void;
-  onError?: (err: Error) => void;
-};
 
 /** One exchange under way: why it stopped early, once it has, and its request upstream, once it left. */
 export interface UnderWay {

@@ -1,7 +1,7 @@
 import { Dispatcher } from 'undici';
 import type { RedactionConfig } from '../cassette/index.js';
-import { dispatchBodyBytes } from '../net/dispatch-body.js';
-import { type LegacyHandler, recordedExchange, type UnderWay, wireHeaders } from './dispatch-exchange.js';
+import { dispatchBodyBytes, type LegacyHandler } from '../net/undici-dispatch.js';
+import { recordedExchange, type UnderWay, wireHeaders } from './dispatch-exchange.js';
 import { endToEndHeaders } from './headers.js';
 import { stoppedBy } from './proxy/exchange-parts.js';
 import type { RecordingProxyOptions } from './proxy/options.js';

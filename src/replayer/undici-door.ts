@@ -1,15 +1,7 @@
 import { Dispatcher, errors } from 'undici';
-import { dispatchBodyBytes } from '../net/dispatch-body.js';
+import { dispatchBodyBytes, type LegacyHandler } from '../net/undici-dispatch.js';
 import { type HttpAnswer, type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
 import { withMatchConfig } from './match-config.js';
-
-type LegacyHandler = {
-  onConnect?: (abort: (err?: Error) => void, context?: unknown) => void;
-  onHeaders?: (status: number, headers: Buffer[], resume: () => void, statusText: string) => boolean;
-  onData?: (chunk: Buffer) => boolean;
-  onComplete?: (trailers: Buffer[]) => void;
-  onError?: (err: Error) => void;
-};
 
 const rawHeaders = new WeakMap<[string, string][], Buffer[]>();
 const rawWithLength = new WeakMap<[string, string][], { length: number; raw: Buffer[] }>();

@@ -13,3 +13,12 @@ async function readStream(body: unknown): Promise<Buffer> {
   for await (const c of body as AsyncIterable<Uint8Array | string>) chunks.push(typeof c === 'string' ? Buffer.from(c) : Buffer.from(c));
   return Buffer.concat(chunks);
 }
+
+/** The handler undici's own `request` and `fetch` (Node's bundled one too) pass to a dispatcher: the legacy callbacks. */
+export type LegacyHandler = {
+  onConnect?: (abort: (err?: Error) => void, context?: unknown) => void;
+  onHeaders?: (status: number, headers: Buffer[], resume: () => void, statusText: string) => boolean;
+  onData?: (chunk: Buffer) => boolean;
+  onComplete?: (trailers: Buffer[] | null) => void;
+  onError?: (err: Error) => void;
+};
