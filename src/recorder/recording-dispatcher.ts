@@ -12,6 +12,15 @@ import { publicTarget, type TargetUrl } from './target.js';
 /** What the in-process recorder takes: the proxy's recording options, without the proxy's own (port, host, uploads). */
 export type RecordingDispatcherOptions = Omit<RecordingProxyOptions, 'port' | 'host' | 'uploadGraceMs'>;
 
+/** Where a request goes and how it is recorded: a path under the target's as the proxy records it (its prefix off). */
+function routeOf(target: TargetUrl, targetOrigin: string, opts: Dispatcher.DispatchOptions) {
+  const origin = opts.origin === targetOrigin || opts.origin === undefined ? targetOrigin : new URL(String(opts.origin)).origin;
+  if (origin !== targetOrigin) return target.route(`${origin}${opts.path}`);
+  const prefix = target.display.slice(origin.length);
+  const path = prefix && opts.path.startsWith(`${prefix}/`) ? opts.path.slice(prefix.length) : opts.path;
+  return { ok: true as const, origin, upstreamPath: opts.path, path, namedOrigin: undefined };
+}
+
 /**
  * An undici Dispatcher that records in the test's process, where SnapshotAgent records: each request to the target
  * goes on to it, its answer streams back to the client as it comes, and the exchange is journaled, redacted and saved
@@ -31,7 +40,7 @@ export class RecordingDispatcher extends Dispatcher {
   }
 
   override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    const route = this.target.route(opts.origin === this.origin ? opts.path : `${opts.origin}${opts.path}`);
+    const route = routeOf(this.target, this.origin, opts);
     if (!route.ok || this.closed) return this.recording.ctx.agent.dispatch(opts, handler);
     const h = handler as unknown as LegacyHandler;
     const under: UnderWay = { stopReason: undefined, forwarding: undefined };

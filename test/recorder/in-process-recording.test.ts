@@ -169,3 +169,26 @@ it('passes a stream to the client as it comes, and a client that stops reading l
   expect(stream?.events.map((e) => e.data)).toEqual(['first']);
   expect(stream?.end).toBe('client-closed');
 });
+
+it('records paths under a target with a prefix as the proxy does, and lets other origins through unrecorded', async () => {
+  const seen: string[] = [];
+  const server = await startServer((req, res) => {
+    seen.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+  });
+  const other = await startServer((_req, res) => res.end('other'));
+  cleanups.push(
+    () => server.close(),
+    () => other.close(),
+  );
+  const recorder = await recordingDispatcher({ target: `${server.url}/api` });
+  const init = { dispatcher: recorder } as unknown as RequestInit;
+  expect(await (await fetch(`${server.url}/api/items?page=2`, init)).json()).toEqual({ ok: true });
+  expect(await (await fetch(`${other.url}/elsewhere`, init)).text()).toBe('other');
+  await recorder.close();
+  expect(seen).toEqual(['/api/items?page=2']);
+  const cassette = recorder.cassette();
+  expect(cassette.meta.target).toBe(`${server.url}/api`);
+  expect(cassette.interactions.map((i) => i.request.path)).toEqual(['/items?page=2']);
+});
