@@ -1,7 +1,6 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { setupServer } from 'msw/node';
 import { afterEach, expect, it } from 'vitest';
@@ -10,9 +9,9 @@ import { recordingDispatcher } from '../../src/recorder/index.js';
 import { cassetteDispatcher, cassetteHandlers } from '../../src/replayer/index.js';
 import { benchReplayOf, startBench } from '../helpers/cli.js';
 import { readBody, sleep, startServer } from '../helpers/servers.js';
+import { runVitest, userProject } from '../helpers/vitest-project.js';
 import { twentyExchanges } from './clients/twenty-exchanges.mjs';
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -99,7 +98,7 @@ it('records the same 20 exchanges in-process (undici) as through bench proxy, ti
   // useCassette records the same, in-process by default and through its proxy when asked, in a user's vitest run.
   for (const via of ['in-process', 'proxy'] as const) {
     const file = join(dir, `msw-${via}.yaml`);
-    await userVitestRecording(dir, file, server.url, via);
+    await userVitestRecording(file, server.url, via);
     expect(withoutTimings(await loadCassette(file)), via).toEqual(withoutTimings(b));
   }
 
@@ -119,12 +118,11 @@ it('records the same 20 exchanges in-process (undici) as through bench proxy, ti
 }, 120_000);
 
 /** A user's vitest file with `useCassette(file, { record: 'once', recordVia })`, run by a real vitest process. */
-async function userVitestRecording(dir: string, file: string, base: string, via: 'in-process' | 'proxy'): Promise<void> {
-  const project = await mkdtemp(join(dir, `user-${via}-`));
-  await symlink(join(ROOT, 'node_modules'), join(project, 'node_modules'));
-  await writeFile(join(project, 'vitest.config.mjs'), "export default { test: { include: ['*.test.mjs'] } };\n");
+async function userVitestRecording(file: string, base: string, via: 'in-process' | 'proxy'): Promise<void> {
+  const project = await userProject(`tapedeck-record-${via}-`);
+  cleanups.push(() => rm(project, { recursive: true, force: true }));
   const test = `import { expect, it } from 'vitest';
-const { useCassette } = await import(${JSON.stringify(join(ROOT, 'dist', 'vitest', 'index.js'))});
+import { useCassette } from 'tapedeck-bench/vitest';
 const { twentyExchanges } = await import(${JSON.stringify(join(import.meta.dirname, 'clients', 'twenty-exchanges.mjs'))});
 useCassette(${JSON.stringify(file)}, { record: 'once'${via === 'proxy' ? ", recordVia: 'proxy'" : ''} });
 it('sends the twenty', async () => {
@@ -132,15 +130,8 @@ it('sends the twenty', async () => {
   expect(seen[17]).toBe('401 {"error":"unauthorized"}');
 });
 `;
-  await writeFile(join(project, 'twenty.test.mjs'), test);
-  const run = await new Promise<{ code: number; out: string }>((done) =>
-    execFile(
-      process.execPath,
-      [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', '--root', project, '--config', join(project, 'vitest.config.mjs')],
-      { cwd: project, env: { ...process.env, CI: '', FORCE_COLOR: '0', NO_COLOR: '1' }, timeout: 60_000 },
-      (err, stdout, stderr) => done({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: `${stdout}${stderr}` }),
-    ),
-  );
+  await writeFile(join(project, 'twenty.test.ts'), test);
+  const run = await runVitest(project, 'twenty.test.ts');
   expect(run.code, run.out).toBe(0);
 }
 
@@ -177,7 +168,9 @@ it('records paths under a target with a prefix as the proxy does, and lets other
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end('{"ok":true}');
   });
-  const other = await startServer((_req, res) => res.end('other'));
+  const other = await startServer((_req, res) => {
+    res.end('other');
+  });
   cleanups.push(
     () => server.close(),
     () => other.close(),
