@@ -1,8 +1,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { constants, createGzip, gzipSync } from 'node:zlib';
 import { setupServer } from 'msw/node';
+import OpenAI from 'openai';
 import { afterEach, expect, it } from 'vitest';
 import { type Cassette, loadCassette } from '../../src/cassette/index.js';
 import { recordingDispatcher } from '../../src/recorder/index.js';
@@ -184,4 +185,65 @@ it('records paths under a target with a prefix as the proxy does, and lets other
   const cassette = recorder.cassette();
   expect(cassette.meta.target).toBe(`${server.url}/api`);
   expect(cassette.interactions.map((i) => i.request.path)).toEqual(['/items?page=2']);
+});
+
+it('records a third-party client (the openai SDK) on two concurrent gzip streams in-process, and the SDK replays them', async () => {
+  const server = await startServer(async (req, res) => {
+    const { messages } = JSON.parse((await readBody(req)).toString()) as { messages: { content: string }[] };
+    const word = messages[0]?.content ?? '';
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': 'gzip' });
+    const z = createGzip();
+    z.on('data', (d: Buffer) => res.write(d));
+    z.on('end', () => res.end());
+    for (let k = 0; k < 20; k++) {
+      const chunk = {
+        id: `c-${word}`,
+        object: 'chat.completion.chunk',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, delta: { content: `${word}${k} ` }, finish_reason: null }],
+      };
+      z.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      await new Promise<void>((r) => z.flush(constants.Z_SYNC_FLUSH, () => r()));
+      await sleep(2);
+    }
+    z.end('data: [DONE]\n\n');
+  });
+  cleanups.push(() => server.close());
+  const say = async (client: OpenAI, word: string) => {
+    let text = '';
+    const stream = await client.chat.completions.create({ model: 'm', stream: true, messages: [{ role: 'user', content: word }] });
+    for await (const c of stream) text += c.choices[0]?.delta.content ?? '';
+    return text;
+  };
+  const recorder = await recordingDispatcher({ target: server.url });
+  const live = new OpenAI({
+    apiKey: 'sk-test',
+    baseURL: `${server.url}/v1`,
+    maxRetries: 0,
+    fetchOptions: { dispatcher: recorder } as never,
+  });
+  // Two connections at once, each stream passed on to the SDK as it comes.
+  const seen = await Promise.all([say(live, 'alpha'), say(live, 'beta')]);
+  expect(seen[0]).toBe(Array.from({ length: 20 }, (_, k) => `alpha${k} `).join(''));
+  const dir = await mkdtemp(join(tmpdir(), 'tapedeck-in-process-sdk-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const file = join(dir, 'openai.yaml');
+  await recorder.save(file);
+  const cassette = await loadCassette(file);
+  expect(cassette.interactions).toHaveLength(2);
+  for (const i of cassette.interactions) {
+    expect(i.response?.encoding).toBe('gzip');
+    expect(i.response?.stream?.events).toHaveLength(21);
+    expect(JSON.stringify(i.request.headers)).not.toContain('sk-test'); // the saved cassette is redacted, as the proxy's is
+  }
+  await server.close();
+  const replay = cassetteDispatcher([{ name: 'openai', cassette }]);
+  const offline = new OpenAI({
+    apiKey: 'sk-test',
+    baseURL: `${server.url}/v1`,
+    maxRetries: 0,
+    fetchOptions: { dispatcher: replay } as never,
+  });
+  expect(await Promise.all([say(offline, 'alpha'), say(offline, 'beta')])).toEqual(seen);
 });
