@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 _LISTENING = re.compile(r"^listening on (\S+)")
 _MISS = re.compile(r"^bench replay: (no recorded interaction matches .*)$")
-_UNUSED = re.compile(r"^bench replay: (\d+) recorded interactions were never requested$")
+# bench lists which ones after a colon (method, path, index); older releases ended the line.
+_UNUSED = re.compile(r"^bench replay: (\d+) recorded interactions were never requested(?:: (.*))?$")
 
 
 class BenchError(RuntimeError):
@@ -113,10 +114,10 @@ class BenchProcess:
         """Requests no recording matched, each with the nearest recordings bench named."""
         return [m.group(1) for line in self.stderr().splitlines() if (m := _MISS.match(line))]
 
-    def unused(self) -> int:
-        """How many recorded interactions no request asked for (bench says so when it stops)."""
+    def unused(self) -> tuple[int, str]:
+        """How many recorded interactions no request asked for, and which (bench says so when it stops)."""
         for line in self.stderr().splitlines():
             match = _UNUSED.match(line)
             if match:
-                return int(match.group(1))
-        return 0
+                return int(match.group(1)), match.group(2) or ""
+        return 0, ""

@@ -125,10 +125,12 @@ def _verdict(running: _Running) -> str | None:
     if misses:
         listed = "\n  ".join(misses)
         return f"{len(misses)} requests matched no recording in {cassette.name}:\n  {listed}"
-    if running.strict and bench.unused():
+    count, which = bench.unused()
+    if running.strict and count:
         return (
-            f"strict: {bench.unused()} recorded interactions of {cassette.name} were never requested "
-            "(the client did less than when it was recorded; re-record, or drop strict)"
+            f"strict: {count} recorded interactions of {cassette.name} were never requested"
+            + (f" ({which})" if which else "")
+            + "; the client did less than when it was recorded: re-record, or drop strict"
         )
     if code not in (0, None):
         return f"bench replay exited {code}: {bench.stderr().strip()}"

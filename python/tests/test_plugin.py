@@ -44,7 +44,7 @@ def test_lenient(tapedeck_url):
 """
     result = inner(pytester, body)
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["strict: 12 recorded interactions of streaming.yaml were never requested*", "FAILED test_inner.py::test_strict*"])
+    result.stdout.fnmatch_lines(["strict: 12 recorded interactions of streaming.yaml were never requested (streaming.yaml #2 GET /v1/hosts, *", "FAILED test_inner.py::test_strict*"])
     # --tapedeck-strict makes every test strict.
     inner(pytester, body, "--tapedeck-strict").assert_outcomes(failed=2)
 
