@@ -1,4 +1,5 @@
 import { homedir, hostname, tmpdir } from 'node:os';
+import { decodeBody } from './body.js';
 import type { Body, Cassette, Interaction } from './schema.js';
 import { type InteractionVisitor, mapJsonStrings, visitInteraction } from './visit.js';
 
@@ -197,9 +198,10 @@ export function folderRestorer(folders: MachineFolders): (s: string) => string {
       : s;
 }
 
-/** Response bytes with folder placeholders restored; binary bodies are never touched. */
-export function restoreBody(bytes: Buffer, body: Body | undefined, restore: (s: string) => string): Buffer {
-  if (!body || 'base64' in body || 'omitted' in body) return bytes;
-  if ('json' in body) return Buffer.from(JSON.stringify(mapJsonStrings(body.json, { value: restore, key: restore })));
-  return Buffer.from(restore(body.text));
+/** A recorded body's bytes with folder placeholders restored; binary bodies are never touched. */
+export function restoreBody(body: Body | undefined, restore: (s: string) => string): Buffer {
+  if (!body || !('json' in body)) return body && 'text' in body ? Buffer.from(restore(body.text)) : decodeBody(body);
+  const text = JSON.stringify(body.json);
+  // Every placeholder holds a `<`: a body without one is written once, not walked.
+  return Buffer.from(text.includes('<') ? JSON.stringify(mapJsonStrings(body.json, { value: restore, key: restore })) : text);
 }

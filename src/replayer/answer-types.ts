@@ -56,6 +56,8 @@ export interface Entry {
   interaction: Interaction;
   /** Computed with the rest of its route on the route's first request (see `indexRoute`). */
   shape?: RequestShape;
+  /** Its shape's group key, set with `shape`. */
+  key?: string;
   /** The latest state-changing request recorded before this one. */
   anchor: number;
   served: boolean;

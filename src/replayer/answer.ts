@@ -1,13 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import {
-  type Body,
-  type ContentEncoding,
-  decodeBody,
-  encodeContent,
-  type Headers,
-  type Interaction,
-  restoreBody,
-} from '../cassette/index.js';
+import { type Body, type ContentEncoding, encodeContent, type Headers, type Interaction, restoreBody } from '../cassette/index.js';
 import type { BodyEnd, Entry, EntryInfo, ReplayAnswer, ReplayOptions } from './answer-types.js';
 import { type Echoes, restoreEchoes } from './echoes.js';
 import { encodeStream } from './encode-stream.js';
@@ -82,19 +74,20 @@ function prepare(i: Interaction, text: AnswerText): NonNullable<Entry['prepared'
  */
 function headersOf(headers: Headers, bodiless: boolean, text: AnswerText): [string, string][] {
   const out: [string, string][] = [];
-  let length: [string, string][] = [];
-  for (const [name, value] of Object.entries(headers)) {
-    const pairs = (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, text.fromPlaceholders(v)]);
-    // Kept last, as the recorder writes it: node mangles a content-disposition that follows a content-length.
-    if (name === 'content-length') length = bodiless ? pairs : [];
-    else out.push(...pairs);
-  }
-  return [...out, ...length];
+  const add = (name: string, value: string | string[]) => {
+    if (typeof value === 'string') out.push([name, text.fromPlaceholders(value)]);
+    else for (const v of value) out.push([name, text.fromPlaceholders(v)]);
+  };
+  for (const name of Object.keys(headers)) if (name !== 'content-length') add(name, headers[name] as string | string[]);
+  // Kept last, as the recorder writes it: node mangles a content-disposition that follows a content-length.
+  const length = headers['content-length'];
+  if (bodiless && length !== undefined) add('content-length', length);
+  return out;
 }
 
 /** A recorded body as the client gets it: placeholders restored, encoded again when the server had encoded it. */
 function bodyBytes(body: Body | undefined, encoding: ContentEncoding | undefined, text: AnswerText, echoes?: Echoes): Buffer {
-  let bytes = restoreBody(decodeBody(body), body, text.fromPlaceholders);
+  let bytes = restoreBody(body, text.fromPlaceholders);
   if (echoes && body && ('json' in body || 'text' in body)) {
     const json = 'json' in body || parsesAsJson(body.text);
     bytes = Buffer.from(restoreEchoes(bytes.toString('utf8'), echoes, json));

@@ -72,13 +72,14 @@ export class ReplayEngine extends FaultReport {
   }
 
   private serve(live: ReplayRequest, upgrade: boolean): ReplayAnswer {
-    const { content, req, shape, key, group } = this.live.match(live, this.index);
+    const matched = this.live.match(live, this.index);
+    const { key, group } = matched;
     if (upgrade && group?.[0]?.interaction.response?.websocket) {
       const pool = this.pools.get(key) ?? this.pools.set(key, poolOf(group, this.chooser, this.sessions)).get(key);
       if (pool?.hasFree) return sessionAnswer(group[0], () => pool.connect(), this.faultFor(live, group[0], 'websocket'));
     }
     const chosen = group && this.chooser.choose(key, group);
-    if (!chosen) return this.missed(unmatchedAnswer(this.index, req, shape, this.missHow));
+    if (!chosen) return this.missed(unmatchedAnswer(this.index, matched.req, matched.shape, this.missHow));
     const { entry, advances } = chosen;
     const socket = upgrade && !!entry.interaction.response?.websocket;
     const fault = this.faultFor(live, entry, socket ? 'websocket' : entry.interaction.response?.stream ? 'sse' : 'http');
@@ -91,7 +92,8 @@ export class ReplayEngine extends FaultReport {
     entry.served = true;
     if (advances) this.chooser.reached(entry);
     if (socket) return sessionAnswer(entry, () => replaySession(entry, this.sessions), fault);
-    return brokenAnswer(entry, fault, (cut) => recordedAnswer(entry, this.text, echoesFor(entry, content, req), cut));
+    const echoes = matched.verbatim ? undefined : echoesFor(entry, matched.content, matched.req);
+    return brokenAnswer(entry, fault, (cut) => recordedAnswer(entry, this.text, echoes, cut));
   }
 
   /** The request's path as a log line may show it: its secrets replaced, as a recording has them. */

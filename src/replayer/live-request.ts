@@ -37,6 +37,8 @@ export interface Matched {
   shape: RequestShape;
   key: string;
   group: Entry[] | undefined;
+  /** Sent exactly as recorded (`RouteIndex.exact`): nothing in it was redacted, so it has no value to echo. */
+  verbatim?: boolean;
 }
 
 /** Turns live requests into what recordings hold: the recorder's redaction, and this machine's folders as placeholders. */
@@ -61,6 +63,8 @@ export class LiveRequests {
    * redacted now matches nothing.
    */
   match(live: ReplayRequest, index: RouteIndex): Matched {
+    const exact = live.body.byteLength === 0 ? index.exact(live.method, live.path) : undefined;
+    if (exact) return this.verbatim(live, exact, index);
     const content = withDigest(contentOf(live));
     const first = this.shaped(content, this.redactor, index);
     if (first.group) return { content, ...first };
@@ -78,6 +82,24 @@ export class LiveRequests {
       if (again.group) return { content, ...again };
     }
     return { content, ...first };
+  }
+
+  /** A request sent as recorded: its redacted form and shape are made only if a report asks for them. */
+  private verbatim(live: ReplayRequest, { key, group }: { key: string; group: Entry[] }, index: RouteIndex): Matched {
+    let shaped: ReturnType<LiveRequests['shaped']> | undefined;
+    const redo = () => (shaped ??= this.shaped(live, this.redactor, index));
+    return {
+      content: live,
+      key,
+      group,
+      verbatim: true,
+      get req() {
+        return redo().req;
+      },
+      get shape() {
+        return redo().shape;
+      },
+    };
   }
 
   private shaped(sent: ReplayRequest, redactor: Redactor, index: RouteIndex) {
@@ -113,9 +135,11 @@ export class LiveRequests {
  * gives back (decision 0016). Worked out only for an answer that holds a placeholder.
  */
 export function echoesFor(entry: Entry, live: ReplayRequest, redacted: ReplayRequest): Echoes | undefined {
+  // A request redaction left as it was has no value to give back: the answer's placeholders are not looked for.
+  if (live.path === redacted.path && live.body === redacted.body) return undefined;
   const response = entry.interaction.response;
   entry.placeholders ??= response ? placeholdersIn(JSON.stringify([response.body, response.stream])) : new Set();
-  if (entry.placeholders.size === 0 || (live.path === redacted.path && live.body === redacted.body)) return undefined;
+  if (entry.placeholders.size === 0) return undefined;
   const text = (b: Uint8Array) => (b.byteLength === 0 ? '' : (utf8(b) ?? ''));
   const echoes = echoesOf(
     { path: live.path, body: text(live.body) },

@@ -119,8 +119,8 @@ function urlOf(path: string): URL | undefined {
   }
 }
 
-function splitPath(path: string): { pathname: string; query: URLSearchParams } {
-  if (!isPlainPath(path)) {
+function splitPath(path: string, plain = isPlainPath(path)): { pathname: string; query: URLSearchParams } {
+  if (!plain) {
     const url = urlOf(path);
     return url ? { pathname: url.pathname, query: url.searchParams } : { pathname: path, query: new URLSearchParams() };
   }
@@ -160,15 +160,34 @@ function shapeWith(req: Omit<ReplayRequest, 'body'>, parsedBody: unknown, option
 
 /** The path's pathname and its query as compared: normalized, ignored keys dropped, sorted by key. */
 function queryOf(path: string, options: MatchOptions): { pathname: string; query: [string, string][] } {
-  // Most requests a replay serves have a plain path and no query: nothing to parse, sort or filter.
-  if (!options.normalizeQuery && !path.includes('?') && isPlainPath(path)) return { pathname: path, query: [] };
-  const { pathname, query: parsed } = splitPath(path);
+  const plain = isPlainPath(path);
+  // Most requests a replay serves have a plain path: its query is read as URLSearchParams would, without one.
+  if (plain && !options.normalizeQuery) {
+    const q = path.indexOf('?');
+    if (q === -1) return { pathname: path, query: [] };
+    return { pathname: path.slice(0, q), query: comparedQuery(plainQuery(path.slice(q + 1)), options.ignoreQuery) };
+  }
+  const { pathname, query: parsed } = splitPath(path, plain);
   const query = options.normalizeQuery ? options.normalizeQuery(new URLSearchParams(parsed)) : parsed;
-  const ignored = new Set(options.ignoreQuery ?? []);
-  return {
-    pathname,
-    query: [...query.entries()].filter(([k]) => !ignored.has(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-  };
+  return { pathname, query: comparedQuery([...query.entries()], options.ignoreQuery) };
+}
+
+/** A plain query's pairs (no escapes: see PLAIN_PATH), split as URLSearchParams splits them. */
+function plainQuery(query: string): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const piece of query.split('&')) {
+    if (piece === '') continue;
+    const text = piece.includes('+') ? piece.replaceAll('+', ' ') : piece;
+    const eq = text.indexOf('=');
+    pairs.push(eq === -1 ? [text, ''] : [text.slice(0, eq), text.slice(eq + 1)]);
+  }
+  return pairs;
+}
+
+/** The pairs as compared: ignored keys dropped, sorted by key (a stable sort keeps repeated keys in order). */
+function comparedQuery(pairs: [string, string][], ignore: readonly string[] | undefined): [string, string][] {
+  const kept = ignore?.length ? pairs.filter(([k]) => !ignore.includes(k)) : pairs;
+  return kept.length > 1 ? kept.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)) : kept;
 }
 
 function bodyAfterOptions(parsedBody: unknown, method: string, pathname: string, options: MatchOptions): unknown {

@@ -1,4 +1,5 @@
 import { HttpResponse, http, type WebSocketHandler } from 'msw';
+import { doorRequest, pathOfUrl } from './door-request.js';
 import { type HttpAnswer, type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
 import { withMatchConfig } from './match-config.js';
 import { cassetteWebSocketHandler } from './msw-ws-door.js';
@@ -15,6 +16,12 @@ function terminated(end: 'broken' | 'malformed'): TypeError {
         })
       : Object.assign(new Error('other side closed'), { name: 'SocketError', code: 'UND_ERR_SOCKET' });
   return new TypeError('terminated', { cause });
+}
+
+function headerRecord(from: Headers): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of from) headers[name] = value;
+  return headers;
 }
 
 /** What the MSW handler answers with: a Fetch Response, streams included. */
@@ -94,13 +101,10 @@ export function cassetteHandlers(cassettes: readonly NamedCassette[], options: C
   const { options: configured, places } = withMatchConfig(options);
   const engine = new ReplayEngine(cassettes, configured, places);
   const handler = http.all('*', async ({ request }) => {
-    const url = new URL(request.url);
     // A GET or HEAD has no body: no read (and no promise) for it.
     const bodyless = request.method === 'GET' || request.method === 'HEAD';
     const body = bodyless ? NO_BODY : new Uint8Array(await request.arrayBuffer());
-    const headers: Record<string, string> = {};
-    for (const [name, value] of request.headers) headers[name] = value;
-    const answer = engine.handle({ method: request.method, path: `${url.pathname}${url.search}`, headers, body });
+    const answer = engine.handle(doorRequest(request.method, pathOfUrl(request.url), body, () => headerRecord(request.headers)));
     if (answer.kind === 'unmatched' && options.onUnmatched) {
       engine.withdrawMiss(answer.error);
       return options.onUnmatched(

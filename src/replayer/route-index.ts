@@ -13,6 +13,8 @@ export class RouteIndex {
   private readonly groups = new Map<string, Entry[]>();
   /** Entries per path (no query) whose shapes are not yet computed. */
   private readonly pending = new Map<string, Entry[]>();
+  /** A bodiless recording by its method and path as recorded, when nothing in them was redacted (see `exact`). */
+  private readonly verbatim = new Map<string, Entry>();
 
   constructor(
     cassettes: readonly NamedCassette[],
@@ -30,6 +32,8 @@ export class RouteIndex {
         if (waiting) waiting.push(entry);
         else this.pending.set(route, [entry]);
         if (storedLarge(interaction.request.body)) eager.add(route);
+        const exact = !options.matchHeaders?.length && isVerbatim(interaction.request);
+        if (exact && !this.verbatim.has(verbatimKey(interaction.request))) this.verbatim.set(verbatimKey(interaction.request), entry);
       }
     }
     for (const route of eager) this.indexRoute(route);
@@ -39,6 +43,18 @@ export class RouteIndex {
   group(pathname: string, key: string): Entry[] | undefined {
     this.indexRoute(pathname);
     return this.groups.get(key);
+  }
+
+  /**
+   * The group of a bodiless request sent exactly as a recording holds it, found without redacting or shaping the
+   * request: a recorded path with no placeholder is one redaction left as it was, and equal requests have equal shapes.
+   */
+  exact(method: string, path: string): { key: string; group: Entry[] } | undefined {
+    const entry = this.verbatim.get(verbatimKey({ method, path }));
+    if (!entry) return undefined;
+    this.indexRoute(pathnameOf(entry.interaction.request.path));
+    const group = entry.key === undefined ? undefined : this.groups.get(entry.key);
+    return group && { key: entry.key as string, group };
   }
 
   /** Every path indexed: for a near-miss report or the list of unused interactions. */
@@ -60,7 +76,7 @@ export class RouteIndex {
     for (const entry of waiting) {
       const shape = recordedShape(entry.interaction, this.options);
       entry.shape = shape;
-      const key = shapeKey(shape);
+      const key = (entry.key = shapeKey(shape));
       const group = this.groups.get(key);
       if (group) group.push(entry);
       else this.groups.set(key, [entry]);
@@ -74,4 +90,13 @@ function storedLarge(body: Body | undefined): boolean {
   if ('text' in body) return body.text.length * 3 > LARGE_BODY;
   if ('base64' in body) return body.base64.length * 3 > LARGE_BODY * 4;
   return false;
+}
+
+const verbatimKey = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
+
+/** A recorded request with no body and nothing redacted in its path (a placeholder, raw or URL-encoded, holds a `<`). */
+function isVerbatim(request: { path: string; body?: Body | undefined }): boolean {
+  const body = request.body;
+  const bodiless = !body || ('text' in body && body.text === '') || ('base64' in body && body.base64 === '');
+  return bodiless && !request.path.includes('<') && !/%3c/i.test(request.path);
 }

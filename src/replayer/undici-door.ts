@@ -1,5 +1,6 @@
 import { Dispatcher, errors } from 'undici';
 import { dispatchBodyBytes, type LegacyHandler } from '../net/undici-dispatch.js';
+import { doorRequest } from './door-request.js';
 import { type HttpAnswer, type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
 import { withMatchConfig } from './match-config.js';
 
@@ -66,7 +67,7 @@ export class CassetteDispatcher extends Dispatcher {
       if (!abort.aborted) h.onError?.(err);
     };
     const run = (body: Buffer) => {
-      const answer = this.engine.handle({ method: opts.method, path: opts.path, headers: headerRecord(opts.headers), body });
+      const answer = this.engine.handle(doorRequest(opts.method, opts.path, body, () => headerRecord(opts.headers)));
       if (answer.kind === 'stream') abort.controller = new AbortController();
       return deliver(answer, h, abort.controller?.signal);
     };

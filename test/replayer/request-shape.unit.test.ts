@@ -60,6 +60,41 @@ describe('request shapes', () => {
     );
   });
 
+  it("a bodiless request matches exactly when its path and query (ignored keys dropped) equal a recording's, sent as recorded or not", () => {
+    const queryChar = fc.constantFrom(...'ab=&+?'.split(''), '%20', '%2B', 'é');
+    const target = fc.array(queryChar, { maxLength: 6 }).map((parts) => `/p?${parts.join('')}`);
+    fc.assert(
+      fc.property(fc.oneof(path, target), fc.oneof(path, target), fc.subarray(['a', 'b', 'a b']), (a, b, ignoreQuery) => {
+        const ua = new URL(`http://replay${a}`);
+        const ub = new URL(`http://replay${b}`);
+        const drop = (u: URL) => {
+          for (const k of ignoreQuery) u.searchParams.delete(k);
+          return sortedQuery(u);
+        };
+        const same = ua.pathname === ub.pathname && drop(ua) === drop(ub);
+        const cassette = cassetteOf([{ method: 'GET', path: a, body: undefined }]);
+        const engine = new ReplayEngine([{ name: 'c', cassette }], { ignoreQuery });
+        const answer = engine.handle({ method: 'GET', path: b, headers: {}, body: Buffer.alloc(0) });
+        expect(answer.kind, `recorded ${a}, sent ${b}, ignoring ${ignoreQuery}`).toBe(same ? 'response' : 'unmatched');
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a request sent as recorded, or with its secret where the recording holds a placeholder, gets that recording', () => {
+    const token = 'sk-proj-Xq7TmR2vLp9WnZ4sKd8YhB3cFj6G';
+    const cassette = cassetteOf([
+      { method: 'GET', path: '/v1/items?limit=2', body: undefined },
+      { method: 'GET', path: '/v1/items?api_key=%3CREDACTED%3Aapi_key%3E', body: undefined },
+    ]);
+    const engine = new ReplayEngine([{ name: 'c', cassette }]);
+    const get = (p: string) => engine.handle({ method: 'GET', path: p, headers: {}, body: Buffer.alloc(0) });
+    expect(get('/v1/items?limit=2')).toMatchObject({ kind: 'response', entry: { seq: 1 } });
+    expect(get(`/v1/items?api_key=${token}`)).toMatchObject({ kind: 'response', entry: { seq: 2 } });
+    // The placeholder itself, sent raw, is no recording's verbatim path: it goes through redaction like any request.
+    expect(get('/v1/items?limit=3').kind).toBe('unmatched');
+  });
+
   it('recordings of other paths wait unshaped until a request takes their path, and still count as unused', () => {
     const engine = new ReplayEngine([
       {

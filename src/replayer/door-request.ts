@@ -1,0 +1,34 @@
+import type { ReplayRequest } from './match-request.js';
+
+type HeaderRecord = ReplayRequest['headers'];
+
+/**
+ * A live request whose headers are copied from the door's own form only when read: a request sent exactly as
+ * recorded is matched without them (`RouteIndex.exact`), and copying a Fetch `Headers` costs more than the match.
+ */
+export function doorRequest(method: string, path: string, body: Uint8Array, readHeaders: () => HeaderRecord): ReplayRequest {
+  let headers: HeaderRecord | undefined;
+  return {
+    method,
+    path,
+    body,
+    get headers() {
+      headers ??= readHeaders();
+      return headers;
+    },
+    set headers(value) {
+      headers = value;
+    },
+  };
+}
+
+/** The path and query of an absolute URL, as `new URL(url)` gives them, without building one for a plain URL. */
+export function pathOfUrl(url: string): string {
+  const scheme = url.indexOf('://');
+  const slash = scheme === -1 ? -1 : url.indexOf('/', scheme + 3);
+  const rest = slash === -1 ? '' : url.slice(slash);
+  // A fetch Request's URL is already serialized: only an odd one (a fragment, a bare origin) is parsed again.
+  if (slash !== -1 && !rest.includes('#') && url.indexOf('?', scheme + 3) >= slash) return rest;
+  const parsed = new URL(url);
+  return `${parsed.pathname}${parsed.search}`;
+}
