@@ -5,21 +5,28 @@ type HeaderRecord = ReplayRequest['headers'];
 /**
  * A live request whose headers are copied from the door's own form only when read: a request sent exactly as
  * recorded is matched without them (`RouteIndex.exact`), and copying a Fetch `Headers` costs more than the match.
+ * A class, so the accessor lives on its prototype and a request costs one object.
  */
+class DoorRequest implements ReplayRequest {
+  bodySha256?: string | undefined;
+  private copied: HeaderRecord | undefined;
+
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly body: Uint8Array,
+    private readonly readHeaders: () => HeaderRecord,
+  ) {}
+
+  get headers(): HeaderRecord {
+    this.copied ??= this.readHeaders();
+    return this.copied;
+  }
+}
+
+/** A live request for the engine, its headers read from the door's form on first use. */
 export function doorRequest(method: string, path: string, body: Uint8Array, readHeaders: () => HeaderRecord): ReplayRequest {
-  let headers: HeaderRecord | undefined;
-  return {
-    method,
-    path,
-    body,
-    get headers() {
-      headers ??= readHeaders();
-      return headers;
-    },
-    set headers(value) {
-      headers = value;
-    },
-  };
+  return new DoorRequest(method, path, body, readHeaders);
 }
 
 /** The path and query of an absolute URL, as `new URL(url)` gives them, without building one for a plain URL. */

@@ -21,13 +21,15 @@ function contentOf(live: ReplayRequest): ReplayRequest {
   const header = live.headers['content-encoding'];
   const encoding = contentEncodingOf(Array.isArray(header) ? header[0] : header);
   const content = encoding && decodeContent(live.body, encoding, MAX_STORED_BODY);
-  return content ? { ...live, body: content, bodySha256: undefined } : live;
+  // Named field by field: a door's request reads its headers through an accessor, which a spread would not copy.
+  return content ? { method: live.method, path: live.path, headers: live.headers, body: content } : live;
 }
 
 /** A large body's digest worked out once, for the several ways a request is tried. */
 function withDigest(req: ReplayRequest): ReplayRequest {
   if (req.body.byteLength <= LARGE_BODY || req.bodySha256) return req;
-  return { ...req, bodySha256: createHash('sha256').update(req.body).digest('hex') };
+  const bodySha256 = createHash('sha256').update(req.body).digest('hex');
+  return { method: req.method, path: req.path, headers: req.headers, body: req.body, bodySha256 };
 }
 
 /** A live request as matched: its content, redacted as the recording was, its shape and the group of that shape. */
@@ -39,6 +41,29 @@ export interface Matched {
   group: Entry[] | undefined;
   /** Sent exactly as recorded (`RouteIndex.exact`): nothing in it was redacted, so it has no value to echo. */
   verbatim?: boolean;
+}
+
+/** A request sent as recorded (`RouteIndex.exact`): its redacted form and shape are made only if a report asks for them. */
+class VerbatimMatch implements Matched {
+  readonly verbatim = true;
+  private made: { req: ReplayRequest; shape: RequestShape } | undefined;
+
+  constructor(
+    readonly content: ReplayRequest,
+    readonly key: string,
+    readonly group: Entry[],
+    private readonly make: () => { req: ReplayRequest; shape: RequestShape },
+  ) {}
+
+  get req(): ReplayRequest {
+    this.made ??= this.make();
+    return this.made.req;
+  }
+
+  get shape(): RequestShape {
+    this.made ??= this.make();
+    return this.made.shape;
+  }
 }
 
 /** Turns live requests into what recordings hold: the recorder's redaction, and this machine's folders as placeholders. */
@@ -84,22 +109,8 @@ export class LiveRequests {
     return { content, ...first };
   }
 
-  /** A request sent as recorded: its redacted form and shape are made only if a report asks for them. */
   private verbatim(live: ReplayRequest, { key, group }: { key: string; group: Entry[] }, index: RouteIndex): Matched {
-    let shaped: ReturnType<LiveRequests['shaped']> | undefined;
-    const redo = () => (shaped ??= this.shaped(live, this.redactor, index));
-    return {
-      content: live,
-      key,
-      group,
-      verbatim: true,
-      get req() {
-        return redo().req;
-      },
-      get shape() {
-        return redo().shape;
-      },
-    };
+    return new VerbatimMatch(live, key, group, () => this.shaped(live, this.redactor, index));
   }
 
   private shaped(sent: ReplayRequest, redactor: Redactor, index: RouteIndex) {

@@ -5,6 +5,7 @@ import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import { sendableCloseCode, wireBytes } from '../cassette/index.js';
 import { declaresNoBody } from '../net/declares-no-body.js';
 import { splitAbsoluteForm } from '../net/request-target.js';
+import { doorRequest } from './door-request.js';
 import type { HttpAnswer, ReplayEngine } from './engine.js';
 import { LARGE_BODY } from './match-request.js';
 
@@ -77,21 +78,40 @@ export function writeAnswer(answer: HttpAnswer, res: ServerResponse): Promise<vo
 }
 
 function writeWhole(answer: Exclude<HttpAnswer, { kind: 'stream' | 'reset' }>, res: ServerResponse): void {
-  const head = answer.kind === 'response' ? answer.headers.flat() : ['content-type', 'application/json'];
   const trailers = answer.kind === 'response' ? answer.trailers : undefined;
-  // Trailers need a chunked body: no length then, and the names announced as the server announced them.
-  if (trailers) head.push('trailer', announce(trailers));
-  else if (answer.kind !== 'response' || !answer.bodiless) head.push('content-length', String(answer.body.byteLength));
-  res.writeHead(answer.status, head);
+  const sized = !trailers && (answer.kind !== 'response' || !answer.bodiless);
+  res.writeHead(
+    answer.status,
+    wholeHead(answer.kind === 'response' ? answer.headers : JSON_HEAD, trailers, sized ? answer.body : undefined),
+  );
   if (trailers) res.addTrailers(trailers);
   // A small body as a latin1 string (byte for byte the same) goes out joined to the head in one buffer; a Buffer
   // beside the head string costs node a scatter write, about 2% of a loopback round trip.
   const body = answer.body;
-  if (body.byteLength <= SMALL_BODY) res.end(body.toString('latin1'), 'latin1');
-  else res.end(body);
+  if (body.byteLength > SMALL_BODY) res.end(body);
+  else {
+    let text = latin1.get(body);
+    if (text === undefined) latin1.set(body, (text = body.toString('latin1')));
+    res.end(text, 'latin1');
+  }
 }
 
 const SMALL_BODY = 16 * 1024;
+const JSON_HEAD: [string, string][] = [['content-type', 'application/json']];
+// A recording answered again sends the same head and bytes: both are made once per answer (keyed by its arrays and buffer).
+const heads = new WeakMap<[string, string][], { sizedBy: Buffer | undefined; head: string[] }>();
+const latin1 = new WeakMap<Buffer, string>();
+
+/** The head's flat list; trailers need a chunked body (no length, the names announced as the server announced them). */
+function wholeHead(headers: [string, string][], trailers: [string, string][] | undefined, sizedBy: Buffer | undefined): string[] {
+  const made = trailers ? undefined : heads.get(headers);
+  if (made && made.sizedBy?.byteLength === sizedBy?.byteLength) return made.head;
+  const head = headers.flat();
+  if (trailers) return [...head, 'trailer', announce(trailers)];
+  if (sizedBy) head.push('content-length', String(sizedBy.byteLength));
+  heads.set(headers, { sizedBy, head });
+  return head;
+}
 
 /** The `Trailer` header's value: the names of the fields to come. */
 const announce = (trailers: [string, string][]) => [...new Set(trailers.map(([name]) => name))].join(', ');
@@ -168,7 +188,9 @@ function answerWith(
   log: ((line: string) => void) | undefined,
   bodySha256?: string,
 ): Promise<void> | undefined {
-  const answer = engine.handle({ method: req.method ?? 'GET', path: requestPath(req), headers: req.headers, body, bodySha256 });
+  const request = doorRequest(req.method ?? 'GET', requestPath(req), body, () => req.headers);
+  if (bodySha256) request.bodySha256 = bodySha256;
+  const answer = engine.handle(request);
   if (log)
     log(answer.kind === 'unmatched' ? answer.error.message : describeAnswer(req.method ?? 'GET', engine.pathForLog(live(req)), answer));
   return writeAnswer(answer, res);
