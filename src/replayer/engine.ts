@@ -92,8 +92,7 @@ export class ReplayEngine extends FaultReport {
     entry.served = true;
     if (advances) this.chooser.reached(entry);
     if (socket) return sessionAnswer(entry, () => replaySession(entry, this.sessions), fault);
-    const echoes = matched.verbatim ? undefined : echoesFor(entry, matched.content, matched.req);
-    return brokenAnswer(entry, fault, (cut) => recordedAnswer(entry, this.text, echoes, cut));
+    return brokenAnswer(entry, fault, (cut) => recordedAnswer(entry, this.text, echoesFor(entry, matched), cut));
   }
 
   /** The request's path as a log line may show it: its secrets replaced, as a recording has them. */

@@ -145,8 +145,10 @@ export class LiveRequests {
  * The live request's values behind the placeholders its recorded answer holds: a client-picked id the server
  * gives back (decision 0016). Worked out only for an answer that holds a placeholder.
  */
-export function echoesFor(entry: Entry, live: ReplayRequest, redacted: ReplayRequest): Echoes | undefined {
+export function echoesFor(entry: Entry, matched: Matched): Echoes | undefined {
   // A request redaction left as it was has no value to give back: the answer's placeholders are not looked for.
+  if (matched.verbatim) return undefined;
+  const { content: live, req: redacted } = matched;
   if (live.path === redacted.path && live.body === redacted.body) return undefined;
   const response = entry.interaction.response;
   entry.placeholders ??= response ? placeholdersIn(JSON.stringify([response.body, response.stream])) : new Set();
