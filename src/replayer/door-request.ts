@@ -35,7 +35,11 @@ export function pathOfUrl(url: string): string {
   const slash = scheme === -1 ? -1 : url.indexOf('/', scheme + 3);
   const rest = slash === -1 ? '' : url.slice(slash);
   // A fetch Request's URL is already serialized: only an odd one (a fragment, a bare origin) is parsed again.
-  if (slash !== -1 && !rest.includes('#') && url.indexOf('?', scheme + 3) >= slash) return rest;
+  const query = url.indexOf('?', scheme + 3);
+  if (slash !== -1 && !rest.includes('#') && (query === -1 || query > slash)) {
+    // An empty query is no query to `URL` (`search` is ''): `/a?` is `/a`.
+    return rest.indexOf('?') === rest.length - 1 ? rest.slice(0, -1) : rest;
+  }
   const parsed = new URL(url);
   return `${parsed.pathname}${parsed.search}`;
 }
