@@ -16,27 +16,42 @@ const SENDS_LENGTH = new Set(['POST', 'PUT', 'PATCH']);
 
 /** undici's raw header list (name, value, name, value...) from a header record. */
 function rawList(headers: UpstreamHeaders): Buffer[] {
-  return Object.entries(headers).flatMap(([k, v]) =>
-    v === undefined ? [] : (Array.isArray(v) ? v : [v]).flatMap((one) => [Buffer.from(k), Buffer.from(one)]),
-  );
+  const out: Buffer[] = [];
+  for (const k in headers) {
+    const v = headers[k];
+    if (v === undefined) continue;
+    if (typeof v === 'string') out.push(Buffer.from(k, 'latin1'), Buffer.from(v, 'latin1'));
+    else for (const one of v) out.push(Buffer.from(k, 'latin1'), Buffer.from(one, 'latin1'));
+  }
+  return out;
+}
+
+/** Adds one header line to a header record, a repeated name as a list. */
+function addHeader(out: Record<string, string | string[]>, k: string, v: string): void {
+  const name = k.toLowerCase();
+  const had = out[name];
+  out[name] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
 }
 
 /** The request's headers as its bytes carry them on the wire (and as the proxy would record them). */
 export function wireHeaders(opts: Dispatcher.DispatchOptions, body: Buffer): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  const add = (k: string, v: string) => {
-    const name = k.toLowerCase();
-    const had = out[name];
-    out[name] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v];
-  };
   const raw = opts.headers as unknown;
-  if (Array.isArray(raw))
-    for (let i = 0; i + 1 < raw.length; i += Array.isArray(raw[0]) ? 1 : 2)
-      Array.isArray(raw[i]) ? add(String(raw[i][0]), String(raw[i][1])) : add(String(raw[i]), String(raw[i + 1]));
-  else if (raw)
-    for (const [k, v] of Object.entries(raw as Record<string, string | string[]>)) for (const one of [v].flat()) add(k, String(one));
+  if (Array.isArray(raw)) {
+    // undici takes a flat list (name, value, ...) or a list of pairs.
+    if (Array.isArray(raw[0])) for (const pair of raw as unknown[][]) addHeader(out, String(pair[0]), String(pair[1]));
+    else for (let i = 0; i + 1 < raw.length; i += 2) addHeader(out, String(raw[i]), String(raw[i + 1]));
+  } else if (raw) {
+    const record = raw as Record<string, string | string[] | undefined>;
+    for (const k in record) {
+      const v = record[k];
+      if (typeof v === 'string') addHeader(out, k, v);
+      else if (Array.isArray(v)) for (const one of v) addHeader(out, k, String(one));
+      else if (v !== undefined) addHeader(out, k, String(v));
+    }
+  }
   if (out['content-length'] === undefined && (body.byteLength > 0 || SENDS_LENGTH.has(opts.method)))
-    add('content-length', String(body.byteLength));
+    addHeader(out, 'content-length', String(body.byteLength));
   return out;
 }
 
@@ -44,12 +59,13 @@ export function wireHeaders(opts: Dispatcher.DispatchOptions, body: Buffer): Rec
 export async function recordedExchange(
   ctx: ProxyContext,
   interaction: Interaction,
-  to: { origin: string; path: string; opts: Dispatcher.DispatchOptions; bytes: Buffer },
+  to: { origin: string; path: string; opts: Dispatcher.DispatchOptions; bytes: Buffer; wire: Record<string, string | string[]> },
   h: LegacyHandler,
   under: UnderWay,
 ): Promise<void> {
   const rec = new ResponseRecording(ctx, interaction);
-  const headers = Object.fromEntries(Object.entries(wireHeaders(to.opts, to.bytes)).filter(([k]) => k !== 'content-length'));
+  // undici sets the length of the body it sends itself.
+  const { 'content-length': _length, ...headers } = to.wire;
   try {
     const forwarding = forward(
       ctx.agent,

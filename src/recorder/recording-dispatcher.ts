@@ -1,9 +1,9 @@
 import { Dispatcher } from 'undici';
-import type { RedactionConfig } from '../cassette/index.js';
+import type { Interaction, RedactionConfig } from '../cassette/index.js';
 import { dispatchBodyBytes, type LegacyHandler } from '../net/undici-dispatch.js';
 import { recordedExchange, type UnderWay, wireHeaders } from './dispatch-exchange.js';
 import { endToEndHeaders } from './headers.js';
-import { stoppedBy } from './proxy/exchange-parts.js';
+import { type ProxyContext, stoppedBy } from './proxy/exchange-parts.js';
 import type { RecordingProxyOptions } from './proxy/options.js';
 import { openRecording, type Recording } from './recording.js';
 import { recordRequestBody } from './response-recording.js';
@@ -21,14 +21,28 @@ function routeOf(target: TargetUrl, targetOrigin: string, opts: Dispatcher.Dispa
   return { ok: true as const, origin, upstreamPath: opts.path, path, namedOrigin: undefined };
 }
 
+/** Opens the exchange on the timeline, records its request, and forwards it. */
+function startExchange(
+  ctx: ProxyContext,
+  request: Omit<Interaction['request'], 'headers'>,
+  to: { origin: string; path: string; opts: Dispatcher.DispatchOptions; bytes: Buffer },
+  h: LegacyHandler,
+  under: UnderWay,
+): Promise<void> {
+  const wire = wireHeaders(to.opts, to.bytes);
+  const interaction = ctx.timeline.open({ ...request, headers: endToEndHeaders(wire) });
+  recordRequestBody(ctx, interaction, to.bytes);
+  return recordedExchange(ctx, interaction, { ...to, wire }, h, under);
+}
+
 /**
  * An undici Dispatcher that records in the test's process, where SnapshotAgent records: each request to the target
  * goes on to it, its answer streams back to the client as it comes, and the exchange is journaled, redacted and saved
  * by the same code as the recording proxy's. Requests to other origins pass through unrecorded.
  */
 export class RecordingDispatcher extends Dispatcher {
-  private readonly underWay = new Set<UnderWay>();
-  private readonly done = new Set<Promise<void>>();
+  /** Each exchange under way, with what settles once it is over. */
+  private readonly underWay = new Map<UnderWay, Promise<void>>();
   private closed: Promise<void> | undefined;
 
   constructor(
@@ -49,33 +63,31 @@ export class RecordingDispatcher extends Dispatcher {
       under.forwarding?.abort(err ?? stoppedBy('client'));
     }, null);
     const request = { method: opts.method, path: route.path, ...(route.namedOrigin ? { origin: route.namedOrigin } : {}) };
+    const to = { origin: route.origin, path: route.upstreamPath, opts };
+    const start = (bytes: Buffer) => startExchange(this.recording.ctx, request, { ...to, bytes }, h, under);
+    // A request without a body (most are GETs) starts at once, not a turn of the event loop later.
     const body = dispatchBodyBytes(opts.body);
-    const run = async () => {
-      const bytes = await body;
-      const interaction = this.recording.timeline.open({ ...request, headers: endToEndHeaders(wireHeaders(opts, bytes)) });
-      recordRequestBody(this.recording.ctx, interaction, bytes);
-      this.underWay.add(under);
-      try {
-        await recordedExchange(this.recording.ctx, interaction, { origin: route.origin, path: route.upstreamPath, opts, bytes }, h, under);
-      } finally {
-        this.underWay.delete(under);
-      }
-    };
-    const self: Promise<void> = run()
-      .catch((err) => h.onError?.(err as Error))
-      .finally(() => this.done.delete(self));
-    this.done.add(self);
+    let running: Promise<void>;
+    try {
+      running = Buffer.isBuffer(body) ? start(body) : body.then(start);
+    } catch (err) {
+      running = Promise.reject(err);
+    }
+    this.underWay.set(
+      under,
+      running.then(undefined, (err) => h.onError?.(err as Error)).finally(() => this.underWay.delete(under)),
+    );
     return true;
   }
 
   /** Ends what is still under way (streams as proxy-closed), then the journal; once, however often called. */
   override close(): Promise<void> {
     this.closed ??= (async () => {
-      for (const u of this.underWay) {
+      for (const u of this.underWay.keys()) {
         u.stopReason ??= 'proxy';
         u.forwarding?.abort(stoppedBy('proxy'));
       }
-      await Promise.allSettled([...this.done]);
+      await Promise.allSettled([...this.underWay.values()]);
       await this.recording.close();
     })();
     return this.closed;

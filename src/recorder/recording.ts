@@ -17,9 +17,10 @@ import { JournalWriter } from './journal/index.js';
 import { Later } from './later.js';
 import type { ProxyContext } from './proxy/exchange-parts.js';
 import type { RecordingProxyOptions } from './proxy/options.js';
-import { RecordingSnapshot } from './proxy/snapshot.js';
+import { type PreparedAhead, RecordingSnapshot, sameConfig } from './proxy/snapshot.js';
 import { SaveAhead } from './save-ahead.js';
 import type { TargetUrl } from './target.js';
+import { offThread } from './thread/client.js';
 import { Timeline } from './timeline.js';
 
 /** What a recording is made of, wherever its traffic is seen (a proxy, or a dispatcher in the test's process). */
@@ -46,12 +47,18 @@ type RecordingOptions = Pick<
  */
 export async function openRecording(options: RecordingOptions, target: TargetUrl): Promise<Recording> {
   const meta = metaFor(options, target);
+  // A recording bound for a file is journaled and prepared for its save as it goes, with one redaction: on the
+  // recording thread where there is one, so the thread that forwards the traffic does neither (decision 0022).
+  const thread = options.journal && offThread(options.journal.redact, options.folders);
   const journal =
     options.journal &&
-    (await JournalWriter.create(options.journal.file, meta, { redact: options.journal.redact, folders: options.folders }));
+    (await JournalWriter.create(options.journal.file, meta, {
+      redact: options.journal.redact,
+      folders: options.folders,
+      sink: thread && ((file) => thread.sink(file)),
+    }));
   const rawBodies = new WeakMap<object, Buffer | Body>();
-  // A recording bound for a file is prepared for its save as it goes, with the redaction the journal uses.
-  const prepare = options.journal && interactionPreparer(options.journal.redact, portablePass(options.folders));
+  const prepare = options.journal && !thread ? interactionPreparer(options.journal.redact, portablePass(options.folders)) : undefined;
   const saveAhead: SaveAhead | undefined = prepare && new SaveAhead((i: Interaction) => prepare(() => snapshot.stored(i)));
   const timeline: Timeline = new Timeline(journal ? (entry) => journal.add(entry) : undefined, saveAhead);
   const ctx = recordingContext(options, target, timeline, rawBodies, new Later(journal ? (batch) => journal.batch(batch) : undefined));
@@ -67,11 +74,15 @@ export async function openRecording(options: RecordingOptions, target: TargetUrl
       // Nothing more is prepared: the save, if one follows, renders what was not, and close() needs none of it.
       saveAhead?.stop();
     },
-    write(file, redact) {
+    async write(file, redact) {
       // Placeholders go in during the redaction walk: one copy of each interaction per save.
-      const ahead = { saveAhead, redact: options.journal?.redact };
+      // What was prepared holds only for a save that redacts as the preparation did.
+      const alike = options.journal && sameConfig(redact, options.journal.redact);
+      let ahead: PreparedAhead | undefined = alike ? saveAhead : undefined;
+      if (thread && alike) ahead = await thread.collect((i) => snapshot.stored(i));
+      else thread?.forget();
       const dropped = (seq: number, reason: string) => ctx.log(`exchange #${seq} left out of ${file}: ${reason}`);
-      return writeCassetteStream(file, meta, () => snapshot.forSave(redact, ahead), redact, portablePass(options.folders), dropped);
+      return writeCassetteStream(file, meta, () => snapshot.forSave(ahead), redact, portablePass(options.folders), dropped);
     },
     cassette: () => snapshot.cassette(),
   };

@@ -247,3 +247,24 @@ it('records a third-party client (the openai SDK) on two concurrent gzip streams
   });
   expect(await Promise.all([say(offline, 'alpha'), say(offline, 'beta')])).toEqual(seen);
 });
+
+it('passes header bytes on as the server sent them: a raw UTF-8 file name and a repeated header reach fetch as they do without it', async () => {
+  // Node writes a header string as latin1: this one goes out as the UTF-8 bytes of the name, as many servers send it.
+  const disposition = Buffer.from('attachment; filename="résumé – ü.txt"').toString('latin1');
+  const server = await startServer((_req, res) => {
+    res.setHeader('content-disposition', disposition);
+    res.setHeader('x-tag', ['one', 'two']);
+    res.end('ok');
+  });
+  cleanups.push(() => server.close());
+  const seenBy = async (init: RequestInit) => {
+    const res = await fetch(`${server.url}/file`, init);
+    await res.text();
+    return [res.headers.get('content-disposition'), res.headers.get('x-tag')];
+  };
+  const direct = await seenBy({});
+  const recorder = await recordingDispatcher({ target: server.url });
+  expect(await seenBy({ dispatcher: recorder } as unknown as RequestInit)).toEqual(direct);
+  expect(direct).toEqual([disposition, 'one, two']);
+  await recorder.close();
+});

@@ -8,6 +8,7 @@ import {
   RECORDING_INTERRUPTED,
 } from '../../cassette/index.js';
 import { describeIssue, formatFieldPath } from '../../fs/located-yaml.js';
+import { foldRecord } from './fold.js';
 import { JournalError, type JournalRecord } from './format.js';
 
 /**
@@ -60,7 +61,7 @@ export async function readJournal(file: string): Promise<Recovered> {
       continue;
     }
     const i = bySeq.get(r.seq);
-    if (i) apply(i, r, ended);
+    if (i) foldRecord(i, r, ended);
   }
   if (!meta) throw new JournalError('journal_unreadable', `${file} is not a tapedeck journal (no meta line); it cannot be recovered`);
   let interrupted = 0;
@@ -93,42 +94,4 @@ function keepValid(interactions: Interaction[], openedAt: Map<number, number>, d
     dropped.push({ line: openedAt.get(i.seq) ?? 0, reason: `exchange #${i.seq} cannot be kept in a cassette (${where})` });
     return false;
   });
-}
-
-/** One record of an exchange already opened, folded into it. */
-function apply(i: Interaction, r: Exclude<JournalRecord, { k: 'meta' } | { k: 'open' }>, ended: Set<number>): void {
-  switch (r.k) {
-    case 'request-body':
-      i.request.body = r.body;
-      if (r.encoding) i.request.encoding = r.encoding;
-      break;
-    case 'response':
-      i.timing.headers = r.at;
-      i.response = {
-        status: r.status,
-        headers: r.headers,
-        ...(r.kind === 'stream' ? { stream: { events: [], end: 'server-closed' as const } } : {}),
-        ...(r.kind === 'websocket' ? { websocket: { frames: [], end: 'server-closed' as const } } : {}),
-        ...(r.encoding ? { encoding: r.encoding } : {}),
-      };
-      break;
-    case 'events':
-      i.response?.stream?.events.push(...r.items);
-      break;
-    case 'frame':
-      i.response?.websocket?.frames.push(r.frame);
-      break;
-    case 'end': {
-      ended.add(r.seq);
-      i.timing = r.timing;
-      if (r.failure) i.failure = r.failure;
-      const live = i.response?.stream ?? i.response?.websocket;
-      if (live && r.end) live.end = r.end;
-      if (live && r.error) live.error = r.error;
-      if (i.response && r.body) i.response.body = r.body;
-      if (i.response && r.encoding) i.response.encoding = r.encoding;
-      if (i.response && r.trailers) i.response.trailers = r.trailers;
-      break;
-    }
-  }
 }

@@ -1,13 +1,11 @@
 import { type FileHandle, open, rm } from 'node:fs/promises';
 import type { CassetteMeta, MachineFolders, RedactionConfig } from '../../cassette/index.js';
 import { wakeAfter } from '../wake-up.js';
-import { JournalCleaner } from './clean.js';
-import { coalesce, type Flushed, type JournalEntry, JournalError, type JournalRecord } from './format.js';
+import { type Flushed, type JournalEntry, JournalError, type JournalRecord } from './format.js';
+import { type JournalSink, LocalSink } from './sink.js';
 
 /** How long a captured entry may wait before it is on disk (the kill-safety window). */
 const FLUSH_MS = 20;
-/** How long cleaning may hold the event loop before what it has cleaned is written (and the loop serves requests). */
-const SLICE_MS = 1;
 
 /**
  * An append-only file of what a recording captured, written within
@@ -21,20 +19,16 @@ export class JournalWriter {
   private writing: Promise<void> = Promise.resolve();
   /** Set when the journal could not be written (a full disk): what is in memory is then all there is. */
   error: Error | undefined;
+  private closing: Promise<void> | undefined;
 
   private constructor(
     readonly file: string,
-    private readonly handle: FileHandle,
-    private readonly cleaner: JournalCleaner,
+    private readonly sink: JournalSink,
   ) {}
 
-  /** Creates the journal; refuses one that is already there (an earlier recording not yet recovered). */
-  static async create(
-    file: string,
-    meta: CassetteMeta,
-    options: { redact?: RedactionConfig | undefined; folders?: MachineFolders | undefined } = {},
-  ): Promise<JournalWriter> {
-    return new JournalWriter(file, await createJournalFile(file, meta), new JournalCleaner(options.folders, options.redact));
+  /** Creates the journal, or refuses one already there (not yet recovered); `sink` cleans and writes it, or this thread. */
+  static async create(file: string, meta: CassetteMeta, options: SinkOptions = {}): Promise<JournalWriter> {
+    return new JournalWriter(file, await openSink(file, meta, options));
   }
 
   /** Queues an entry; it reaches the file within a few milliseconds. */
@@ -68,7 +62,7 @@ export class JournalWriter {
     this.writing = this.writing.then(async () => {
       if (this.error) return;
       // A full disk must not stop the recording in memory; the clean save still has it all.
-      await writeInSlices(this.handle, this.cleaner.records(coalesce(batch))).catch((e: Error) => {
+      await this.sink.write(batch).catch((e: Error) => {
         this.error = e;
       });
     });
@@ -77,12 +71,17 @@ export class JournalWriter {
 
   /** Flushes and closes the file, leaving it on disk. */
   async close(): Promise<void> {
-    // Nothing more will come to finish a held stream: its items are written as they are.
-    this.cleaner.closing = true;
-    await this.flush();
-    this.queue.push(...this.cleaner.holding());
-    await this.flush();
-    await this.handle.close().catch(() => {});
+    this.closing ??= (async () => {
+      this.cancelWake?.();
+      this.cancelWake = undefined;
+      const last = this.queue;
+      this.queue = [];
+      await this.writing;
+      await this.sink.close(this.error ? [] : last).catch((e: Error) => {
+        this.error ??= e;
+      });
+    })();
+    return this.closing;
   }
 
   /** Closes and removes the journal: the cassette it stood in for is saved. */
@@ -90,6 +89,21 @@ export class JournalWriter {
     await this.close();
     await rm(this.file, { force: true });
   }
+}
+
+type SinkOptions = {
+  redact?: RedactionConfig | undefined;
+  folders?: MachineFolders | undefined;
+  sink?: ((file: string) => JournalSink) | undefined;
+};
+
+/** A new journal, its meta line written, and where its batches go. */
+async function openSink(file: string, meta: CassetteMeta, options: SinkOptions): Promise<JournalSink> {
+  const handle = await createJournalFile(file, meta);
+  if (!options.sink) return LocalSink.over(handle, options);
+  // The recording thread appends to the file itself.
+  await handle.close();
+  return options.sink(file);
 }
 
 /** Opens a new journal file and writes its meta line; one already there is an earlier recording not yet recovered. */
@@ -110,21 +124,4 @@ async function createJournalFile(file: string, meta: CassetteMeta): Promise<File
   }
   await handle.write(`${JSON.stringify({ k: 'meta', journal: 1, meta } satisfies JournalRecord)}\n`);
   return handle;
-}
-
-/**
- * Writes records as they are cleaned, a slice at a time: cleaning is the costly part (redaction of every body),
- * so a request that arrives meanwhile waits for one slice, not for a whole window's worth of exchanges.
- */
-async function writeInSlices(handle: FileHandle, records: Iterable<JournalRecord>): Promise<void> {
-  let text = '';
-  let until = performance.now() + SLICE_MS;
-  for (const record of records) {
-    text += `${JSON.stringify(record)}\n`;
-    if (performance.now() < until) continue;
-    await handle.write(text);
-    text = '';
-    until = performance.now() + SLICE_MS;
-  }
-  if (text) await handle.write(text);
 }

@@ -11,12 +11,16 @@ import {
 } from '../../cassette/index.js';
 import { storedBody } from '../body-buffer.js';
 import type { Later } from '../later.js';
-import type { SaveAhead } from '../save-ahead.js';
 import type { Timeline } from '../timeline.js';
 
 /** Two redaction configurations that redact alike (the same object, or the same settings). */
-const sameConfig = (a: RedactionConfig | undefined, b: RedactionConfig | undefined) =>
+export const sameConfig = (a: RedactionConfig | undefined, b: RedactionConfig | undefined) =>
   a === b || JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/** What was prepared for a save while the recording went on (`SaveAhead`, or the recording thread's). */
+export interface PreparedAhead {
+  get(i: Interaction): PreparedInteraction | undefined;
+}
 
 /** What a recording holds, as a snapshot or for a save: its interactions with their bodies encoded, placeholders in. */
 export class RecordingSnapshot {
@@ -52,12 +56,8 @@ export class RecordingSnapshot {
     };
   }
 
-  /** For a save, one at a time: as stored, or as prepared while recording when the save redacts as the preparation did. */
-  *forSave(
-    redact: RedactionConfig | undefined,
-    ahead: { saveAhead: SaveAhead | undefined; redact: RedactionConfig | undefined },
-  ): Generator<Interaction | PreparedInteraction> {
-    const prepared = ahead.saveAhead && sameConfig(redact, ahead.redact) ? ahead.saveAhead : undefined;
+  /** For a save, one at a time: as stored, or as prepared while recording (when the save redacts as the preparation did). */
+  *forSave(prepared: PreparedAhead | undefined): Generator<Interaction | PreparedInteraction> {
     for (const i of this.timeline.interactions) yield prepared?.get(i) ?? this.stored(i);
   }
 }

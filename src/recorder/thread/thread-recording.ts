@@ -1,0 +1,145 @@
+import { open } from 'node:fs/promises';
+import {
+  type Interaction,
+  interactionPreparer,
+  type MachineFolders,
+  type PreparedInteraction,
+  portablePass,
+  type RedactionConfig,
+} from '../../cassette/index.js';
+import { storedBody } from '../body-buffer.js';
+import { foldRecord } from '../journal/fold.js';
+import type { Flushed, JournalEntry, JournalRecord } from '../journal/format.js';
+import { LocalSink } from '../journal/sink.js';
+import type { Collected } from './protocol.js';
+
+/** The batch with its bytes as Buffers again: a Buffer that crossed to this thread arrives as a plain Uint8Array. */
+function revived(batch: (JournalEntry | Flushed)[]): (JournalEntry | Flushed)[] {
+  const asBuffer = (b: Uint8Array): Buffer => (Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+  for (const e of batch) if ((e.k === 'request-body' || e.k === 'end') && e.bytes instanceof Uint8Array) e.bytes = asBuffer(e.bytes);
+  return batch;
+}
+
+/**
+ * One recording as the recording thread keeps it: its journal, cleaned and written here, and each exchange rebuilt
+ * from the same entries (as `bench recover` rebuilds it) and prepared for the save once it has ended, so neither
+ * redaction nor rendering runs on the thread that forwards the traffic.
+ */
+export class ThreadRecording {
+  private readonly bySeq = new Map<number, Interaction>();
+  private readonly ended = new Set<number>();
+  private readonly ready = new Map<number, PreparedInteraction>();
+  private readonly prepare: ReturnType<typeof interactionPreparer>;
+
+  private constructor(
+    private readonly sink: LocalSink,
+    redact: RedactionConfig | undefined,
+    folders: MachineFolders | undefined,
+  ) {
+    this.prepare = interactionPreparer(redact, portablePass(folders));
+  }
+
+  static async open(file: string, redact: RedactionConfig | undefined, folders: MachineFolders | undefined): Promise<ThreadRecording> {
+    return new ThreadRecording(LocalSink.over(await open(file, 'a'), { redact, folders }), redact, folders);
+  }
+
+  /** Appends a batch to the journal and prepares the exchanges it ended. */
+  write(batch: (JournalEntry | Flushed)[]): Promise<void> {
+    return this.take(batch, () => this.sink.write(batch));
+  }
+
+  /** Appends the last batch and closes the journal. */
+  close(batch: (JournalEntry | Flushed)[]): Promise<void> {
+    return this.take(batch, () => this.sink.close(batch));
+  }
+
+  /** What was prepared, for the save. */
+  collect(): Collected {
+    return collected(this.ready);
+  }
+
+  private async take(batch: (JournalEntry | Flushed)[], journal: () => Promise<void>): Promise<void> {
+    const settled = this.fold(revived(batch));
+    try {
+      await journal();
+    } finally {
+      this.prepareSettled(settled);
+    }
+  }
+
+  /** Folds the batch into the exchanges it belongs to; returns those it ended. */
+  private fold(batch: (JournalEntry | Flushed)[]): number[] {
+    const settled: number[] = [];
+    for (const e of batch) {
+      if (e.k === 'open') {
+        // A copy: the fold adds the body to it, and the journal's open record must not carry it.
+        this.bySeq.set(e.seq, { seq: e.seq, request: { ...e.request }, timing: { start: e.start } });
+      } else if (this.ended.has(e.seq)) {
+        // It changed after its end (a frame behind a close): the save renders it from what it became.
+        this.ready.delete(e.seq);
+        this.bySeq.delete(e.seq);
+      } else {
+        const i = this.bySeq.get(e.seq);
+        if (i) foldEntry(i, e, this.ended);
+        if (i && e.k === 'end') settled.push(e.seq);
+      }
+    }
+    return settled;
+  }
+
+  /** Prepares what ended; an exchange prepared is let go here (the recorder holds it), only its text kept. */
+  private prepareSettled(seqs: number[]): void {
+    for (const seq of seqs) {
+      const i = this.bySeq.get(seq);
+      this.bySeq.delete(seq);
+      if (!i) continue;
+      try {
+        this.ready.set(
+          seq,
+          this.prepare(() => i),
+        );
+      } catch {
+        // What cannot be prepared is rendered by the save, which reports it there.
+      }
+    }
+  }
+}
+
+/** The prepared texts as they cross back, with the scrub list the current ones were made with. */
+function collected(ready: Map<number, PreparedInteraction>): Collected {
+  let list: Collected['list'];
+  const items: Collected['items'] = [];
+  for (const [seq, p] of ready) {
+    const current = p.scrubbedWith.list !== undefined;
+    if (current) list = p.scrubbedWith.list;
+    items.push([seq, p.secrets, p.text, current]);
+  }
+  return { list, items };
+}
+
+/** One entry, as it came from the recorder, folded into its exchange: bodies encoded as a cassette stores them. */
+function foldEntry(i: Interaction, e: Exclude<JournalEntry | Flushed, { k: 'open' }>, ended: Set<number>): void {
+  switch (e.k) {
+    case 'request-body': {
+      const body = storedBody(e.bytes);
+      if (body) foldRecord(i, { k: 'request-body', seq: e.seq, body, ...(e.encoding ? { encoding: e.encoding } : {}) }, ended);
+      return;
+    }
+    case 'event':
+      return foldRecord(i, { k: 'events', seq: e.seq, items: [e.item] }, ended);
+    case 'events':
+      return foldRecord(i, { k: 'events', seq: e.seq, items: e.items }, ended);
+    case 'frames':
+      for (const frame of e.frames) foldRecord(i, { k: 'frame', seq: e.seq, frame }, ended);
+      return;
+    case 'end': {
+      const body = storedBody(e.bytes);
+      // Only what is set: the fold reads each field as the journal would hold it.
+      const { failure, end, error, encoding, trailers } = e;
+      const record = { k: 'end' as const, seq: e.seq, timing: e.timing, failure, end, error, body, encoding, trailers };
+      return foldRecord(i, record as Extract<JournalRecord, { k: 'end' }>, ended);
+    }
+    default:
+      return foldRecord(i, e, ended);
+  }
+}
