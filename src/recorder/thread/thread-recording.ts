@@ -117,29 +117,31 @@ function collected(ready: Map<number, PreparedInteraction>): Collected {
   return { list, items };
 }
 
+type Folded = Exclude<JournalRecord, { k: 'meta' } | { k: 'open' }>;
+
 /** One entry, as it came from the recorder, folded into its exchange: bodies encoded as a cassette stores them. */
 function foldEntry(i: Interaction, e: Exclude<JournalEntry | Flushed, { k: 'open' }>, ended: Set<number>): void {
+  for (const record of recordsOf(e)) foldRecord(i, record, ended);
+}
+
+/** The records an entry stands for, its bytes encoded and not redacted: what the fold of `bench recover` takes. */
+function recordsOf(e: Exclude<JournalEntry | Flushed, { k: 'open' }>): Folded[] {
   switch (e.k) {
     case 'request-body': {
       const body = storedBody(e.bytes);
-      if (body) foldRecord(i, { k: 'request-body', seq: e.seq, body, ...(e.encoding ? { encoding: e.encoding } : {}) }, ended);
-      return;
+      return body ? [{ k: 'request-body', seq: e.seq, body, ...(e.encoding ? { encoding: e.encoding } : {}) }] : [];
     }
     case 'event':
-      return foldRecord(i, { k: 'events', seq: e.seq, items: [e.item] }, ended);
-    case 'events':
-      return foldRecord(i, { k: 'events', seq: e.seq, items: e.items }, ended);
+      return [{ k: 'events', seq: e.seq, items: [e.item] }];
     case 'frames':
-      for (const frame of e.frames) foldRecord(i, { k: 'frame', seq: e.seq, frame }, ended);
-      return;
+      return e.frames.map((frame) => ({ k: 'frame', seq: e.seq, frame }));
     case 'end': {
-      const body = storedBody(e.bytes);
-      // Only what is set: the fold reads each field as the journal would hold it.
+      // Unset fields stay unset: the fold reads each as the journal would hold it.
       const { failure, end, error, encoding, trailers } = e;
-      const record = { k: 'end' as const, seq: e.seq, timing: e.timing, failure, end, error, body, encoding, trailers };
-      return foldRecord(i, record as Extract<JournalRecord, { k: 'end' }>, ended);
+      const body = storedBody(e.bytes);
+      return [{ k: 'end', seq: e.seq, timing: e.timing, failure, end, error, body, encoding, trailers } as Extract<Folded, { k: 'end' }>];
     }
     default:
-      return foldRecord(i, e, ended);
+      return [e];
   }
 }
