@@ -3,10 +3,6 @@ import { parentPort } from 'node:worker_threads';
 import type { ThreadReply, ThreadRequest } from './protocol.js';
 import { ThreadRecording } from './thread-recording.js';
 
-/**
- * The recording thread: journals and save preparation for every recording of the process, each recording's
- * requests run in the order they came (its own chain), so a write never overtakes the open or the close.
- */
 // This thread's work can wait; the traffic cannot. On Linux a nice value is a thread's own, so this one yields
 // its core to the thread that forwards requests (and to the server it talks to) whenever both want it.
 try {
@@ -15,6 +11,10 @@ try {
   // Not allowed here: the thread runs at the process's priority.
 }
 
+/**
+ * The recording thread: journals and save preparation for every recording of the process, each recording's
+ * requests run in the order they came (its own chain), so a write never overtakes the open or the close.
+ */
 const recordings = new Map<number, { chain: Promise<unknown>; recording: Promise<ThreadRecording> }>();
 
 function answer(request: ThreadRequest): Promise<unknown> {
