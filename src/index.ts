@@ -12,14 +12,13 @@ export {
   writeCassetteAtomic,
 } from './cassette/index.js';
 export { type Pack, verifyCassette, verifyPaths } from './contracts/index.js';
+export { cassetteDispatcher, cassetteHandlers } from './doors/index.js';
 export { TapedeckError, UsageError } from './errors.js';
 export { defineFamily, type Family, families, registerFamilies } from './families/index.js';
 export { loadManifest, type Manifest, type Verdict } from './manifest/index.js';
 export { type RecordTargetOptions, recordTarget, replayCheck } from './probing/index.js';
 export { type RecordingDispatcherOptions, recordingDispatcher, startRecordingProxy } from './recorder/index.js';
 export {
-  cassetteDispatcher,
-  cassetteHandlers,
   loadCassetteSet,
   type MatchOptions,
   ReplayEngine,

@@ -21,9 +21,9 @@ export {
 export { loadCassetteSet } from './load-set.js';
 export { loadMatchConfig, type MatchConfig, matchConfigSchema } from './match-config.js';
 export type { MatchOptions, ReplayRequest } from './match-request.js';
-export { type CassetteHandlers, cassetteHandlers, releaseMockedBodies } from './msw-door.js';
+export { type CassetteHandlerOptions, type CassetteHandlers, cassetteHandlers, releaseMockedBodies } from './msw-door.js';
 export { type PrunePlan, planPrune, readUsage } from './prune.js';
 export { type ReplayServer, type ReplayServerOptions, startReplayServer } from './replay-server.js';
 export { parseTiming, type TimingMode } from './timing.js';
-export { CassetteDispatcher, cassetteDispatcher } from './undici-door.js';
+export { CassetteDispatcher, type CassetteDispatcherOptions, cassetteDispatcher } from './undici-door.js';
 export { describeUnused, mergeUsage, type UsageFile, usageFileSchema, writeUsageFile } from './usage.js';

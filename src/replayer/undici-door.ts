@@ -42,17 +42,25 @@ const breakError = (end: 'broken' | 'malformed') =>
       )
     : new errors.SocketError('other side closed');
 
+export interface CassetteDispatcherOptions extends ReplayOptions {
+  /** Where a request no recording matches goes instead of failing (`record: 'missing'`: an in-process recorder). */
+  onUnmatched?: Dispatcher;
+}
+
 /**
  * An undici Dispatcher that answers from cassettes: for code that calls
  * undici's `request`/`fetch` directly, which MSW on Node 20 does not see.
  */
 export class CassetteDispatcher extends Dispatcher {
   readonly engine: ReplayEngine;
+  private readonly onUnmatched: Dispatcher | undefined;
 
-  constructor(cassettes: readonly NamedCassette[], options: ReplayOptions = {}) {
+  constructor(cassettes: readonly NamedCassette[], options: CassetteDispatcherOptions = {}) {
     super();
-    const { options: configured, places } = withMatchConfig(options);
+    const { onUnmatched, ...replay } = options;
+    const { options: configured, places } = withMatchConfig(replay);
     this.engine = new ReplayEngine(cassettes, configured, places);
+    this.onUnmatched = onUnmatched;
   }
 
   override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
@@ -68,6 +76,12 @@ export class CassetteDispatcher extends Dispatcher {
     };
     const run = (body: Buffer) => {
       const answer = this.engine.handle(doorRequest(opts.method, opts.path, body, () => headerRecord(opts.headers)));
+      if (answer.kind === 'unmatched' && this.onUnmatched) {
+        this.engine.withdrawMiss(answer.error);
+        // The body was read here: what goes on carries its bytes, not the spent stream.
+        this.onUnmatched.dispatch(opts.body == null ? opts : { ...opts, body }, handler);
+        return undefined;
+      }
       if (answer.kind === 'stream') abort.controller = new AbortController();
       return deliver(answer, h, abort.controller?.signal);
     };
@@ -149,6 +163,6 @@ async function deliverStream(
 }
 
 /** An undici Dispatcher serving the given cassettes. */
-export function cassetteDispatcher(cassettes: readonly NamedCassette[], options: ReplayOptions = {}): CassetteDispatcher {
+export function cassetteDispatcher(cassettes: readonly NamedCassette[], options: CassetteDispatcherOptions = {}): CassetteDispatcher {
   return new CassetteDispatcher(cassettes, options);
 }

@@ -9,6 +9,7 @@ import type { Pack } from '../contracts/pack.js';
 import { UsageError } from '../errors.js';
 // The built-in families' packs, so `toSatisfyContract('<pack name>')` knows them.
 import '../families/index.js';
+import { type RecordVia, recorderHandlers } from '../doors/index.js';
 import {
   cassetteHandlers,
   describeUnused,
@@ -19,9 +20,8 @@ import {
   writeUsageFile,
 } from '../replayer/index.js';
 import { canInterceptWebSockets, noGlobalWebSocket } from '../replayer/msw-ws-door.js';
-import { type RecordVia, recorderHandlers } from './recorder-handlers.js';
 
-export type { RecordVia } from './recorder-handlers.js';
+export type { RecordVia } from '../doors/index.js';
 
 /**
  * How a test gets its traffic, as VCR and Polly name it: `replay` (the
