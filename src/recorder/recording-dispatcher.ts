@@ -8,6 +8,7 @@ import type { RecordingProxyOptions } from './proxy/options.js';
 import { openRecording, type Recording } from './recording.js';
 import { recordRequestBody } from './response-recording.js';
 import { publicTarget, type TargetUrl } from './target.js';
+import { WebSocketHop } from './websocket-hop.js';
 
 /** What the in-process recorder takes: the proxy's recording options, without the proxy's own (port, host, uploads). */
 export type RecordingDispatcherOptions = Omit<RecordingProxyOptions, 'port' | 'host' | 'uploadGraceMs'>;
@@ -44,6 +45,7 @@ export class RecordingDispatcher extends Dispatcher {
   /** Each exchange under way, with what settles once it is over. */
   private readonly underWay = new Map<UnderWay, Promise<void>>();
   private closed: Promise<void> | undefined;
+  private readonly webSockets: WebSocketHop;
 
   constructor(
     private readonly recording: Recording,
@@ -51,11 +53,13 @@ export class RecordingDispatcher extends Dispatcher {
     private readonly origin: string,
   ) {
     super();
+    this.webSockets = new WebSocketHop(recording.ctx, origin);
   }
 
   override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     const route = routeOf(this.target, this.origin, opts);
     if (!route.ok || this.closed) return this.recording.ctx.agent.dispatch(opts, handler);
+    if (opts.upgrade === 'websocket') return this.webSockets.dispatch(opts, route.path, handler);
     const h = handler as unknown as LegacyHandler;
     const under: UnderWay = { stopReason: undefined, forwarding: undefined };
     h.onConnect?.((err) => {
@@ -87,7 +91,7 @@ export class RecordingDispatcher extends Dispatcher {
         u.stopReason ??= 'proxy';
         u.forwarding?.abort(stoppedBy('proxy'));
       }
-      await Promise.allSettled([...this.underWay.values()]);
+      await Promise.allSettled([...this.underWay.values(), this.webSockets.close()]);
       await this.recording.close();
     })();
     return this.closed;
