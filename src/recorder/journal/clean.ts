@@ -11,6 +11,7 @@ import {
 } from '../../cassette/index.js';
 import { storedBody } from '../body-buffer.js';
 import { StreamTails } from '../stream-tails.js';
+import { foldEntry, openedBy } from './fold.js';
 import { type Cleanable, type Flushed, type JournalRecord, pieceOf, sessionOf, streamOf } from './format.js';
 
 const BLANK = { method: 'GET', path: '/', headers: {} };
@@ -51,9 +52,31 @@ export class JournalCleaner {
     ];
   }
 
-  /** The records of a batch of entries, in order. */
+  /**
+   * The records of a batch of entries, in order. An exchange opened and ended within the batch (most are) is
+   * folded and cleaned whole, as one record at its end: one redaction pass and one line instead of one per part.
+   */
   *records(entries: Flushed[]): Generator<JournalRecord> {
-    for (const e of this.withHeldItems(entries)) yield* cleanEntry(e, this.redact, this.portable);
+    const whole = wholeIn(entries);
+    const folding = new Map<number, Interaction>();
+    for (const e of entries) {
+      if (!whole.has(e.seq)) {
+        for (const c of this.withHeldItems([e])) yield* cleanEntry(c, this.redact, this.portable);
+      } else if (e.k === 'open') folding.set(e.seq, openedBy(e));
+      else {
+        const i = folding.get(e.seq) as Interaction;
+        foldEntry(i, e, new Set());
+        if (e.k !== 'end') continue;
+        yield { k: 'exchange', seq: e.seq, interaction: this.cleanWhole(i) };
+        // What comes after its end (a frame behind a close) is written as any part is.
+        whole.delete(e.seq);
+      }
+    }
+  }
+
+  /** A whole exchange as it may reach disk, through the same passes as its parts. */
+  private cleanWhole(i: Interaction): Interaction {
+    return this.redact.redact(pieceOf(this.portable(i))).interactions[0] as Interaction;
   }
 
   /**
@@ -77,6 +100,17 @@ export class JournalCleaner {
       if (e.k !== 'events' && e.k !== 'frames') yield e;
     }
   }
+}
+
+/** The exchanges whose every entry is in the batch, from their open to their end. */
+function wholeIn(entries: Flushed[]): Set<number> {
+  const opened = new Set<number>();
+  const whole = new Set<number>();
+  for (const e of entries) {
+    if (e.k === 'open') opened.add(e.seq);
+    else if (e.k === 'end' && opened.has(e.seq)) whole.add(e.seq);
+  }
+  return whole;
 }
 
 /** The entry as it may reach disk: placeholders in, secrets out, through the same passes as the cassette. */

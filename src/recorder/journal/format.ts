@@ -51,6 +51,8 @@ export type JournalRecord =
   | { k: 'request-body'; seq: number; body: Body; encoding?: ContentEncoding }
   /** Consecutive events of one stream, cleaned together: one redaction pass per flush, not per event. */
   | { k: 'events'; seq: number; items: SseItem[] }
+  /** An exchange opened and ended within one flush, cleaned whole: one redaction pass, one line (decision 0025). */
+  | { k: 'exchange'; seq: number; interaction: Interaction }
   | {
       k: 'end';
       seq: number;

@@ -55,6 +55,12 @@ export async function readJournal(file: string): Promise<Recovered> {
       meta = r.meta;
       continue;
     }
+    if (r.k === 'exchange') {
+      bySeq.set(r.seq, r.interaction);
+      openedAt.set(r.seq, index + 1);
+      ended.add(r.seq);
+      continue;
+    }
     if (r.k === 'open') {
       bySeq.set(r.seq, { seq: r.seq, request: r.request, timing: { start: r.start } });
       openedAt.set(r.seq, index + 1);

@@ -94,16 +94,20 @@ export class JournalWriter {
 type SinkOptions = {
   redact?: RedactionConfig | undefined;
   folders?: MachineFolders | undefined;
-  sink?: ((file: string) => JournalSink) | undefined;
+  sink?: ((file: string) => Promise<JournalSink>) | undefined;
 };
 
 /** A new journal, its meta line written, and where its batches go. */
 async function openSink(file: string, meta: CassetteMeta, options: SinkOptions): Promise<JournalSink> {
   const handle = await createJournalFile(file, meta);
   if (!options.sink) return LocalSink.over(handle, options);
-  // The recording thread appends to the file itself.
+  // The recording thread appends to the file itself; one that cannot leaves the journal to this thread.
   await handle.close();
-  return options.sink(file);
+  try {
+    return await options.sink(file);
+  } catch {
+    return LocalSink.over(await open(file, 'a'), options);
+  }
 }
 
 /** Opens a new journal file and writes its meta line; one already there is an earlier recording not yet recovered. */

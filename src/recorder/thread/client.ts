@@ -93,10 +93,12 @@ export class OffThread {
     private readonly folders: MachineFolders | undefined,
   ) {}
 
-  /** The journal's batches go to the thread, which cleans and appends them to `file`. */
-  sink(file: string): JournalSink {
-    const opened = this.thread.ask({ op: 'open', id: this.id, file, redact: this.redact, folders: this.folders });
-    opened.catch(() => {});
+  /**
+   * The journal's batches go to the thread, which cleans and appends them to `file`. Resolves once the thread has
+   * started and opened the file, so the first exchanges are not held while it loads (a kill then would lose them).
+   */
+  async sink(file: string): Promise<JournalSink> {
+    await this.thread.ask({ op: 'open', id: this.id, file, redact: this.redact, folders: this.folders });
     const send = (op: 'write' | 'close', batch: (JournalEntry | Flushed)[]) =>
       this.thread.ask({ op, id: this.id, batch: compact(batch) }).then(() => undefined);
     return { write: (batch) => send('write', batch), close: (batch) => send('close', batch) };

@@ -7,9 +7,8 @@ import {
   portablePass,
   type RedactionConfig,
 } from '../../cassette/index.js';
-import { storedBody } from '../body-buffer.js';
-import { foldRecord } from '../journal/fold.js';
-import type { Flushed, JournalEntry, JournalRecord } from '../journal/format.js';
+import { foldEntry, openedBy } from '../journal/fold.js';
+import type { Flushed, JournalEntry } from '../journal/format.js';
 import { LocalSink } from '../journal/sink.js';
 import type { Collected } from './protocol.js';
 
@@ -72,8 +71,7 @@ export class ThreadRecording {
     const settled: number[] = [];
     for (const e of batch) {
       if (e.k === 'open') {
-        // A copy: the fold adds the body to it, and the journal's open record must not carry it.
-        this.bySeq.set(e.seq, { seq: e.seq, request: { ...e.request }, timing: { start: e.start } });
+        this.bySeq.set(e.seq, openedBy(e));
       } else if (this.ended.has(e.seq)) {
         // It changed after its end (a frame behind a close): the save renders it from what it became.
         this.ready.delete(e.seq);
@@ -115,33 +113,4 @@ function collected(ready: Map<number, PreparedInteraction>): Collected {
     items.push([seq, p.secrets, p.text, current]);
   }
   return { list, items };
-}
-
-type Folded = Exclude<JournalRecord, { k: 'meta' } | { k: 'open' }>;
-
-/** One entry, as it came from the recorder, folded into its exchange: bodies encoded as a cassette stores them. */
-function foldEntry(i: Interaction, e: Exclude<JournalEntry | Flushed, { k: 'open' }>, ended: Set<number>): void {
-  for (const record of recordsOf(e)) foldRecord(i, record, ended);
-}
-
-/** The records an entry stands for, its bytes encoded and not redacted: what the fold of `bench recover` takes. */
-function recordsOf(e: Exclude<JournalEntry | Flushed, { k: 'open' }>): Folded[] {
-  switch (e.k) {
-    case 'request-body': {
-      const body = storedBody(e.bytes);
-      return body ? [{ k: 'request-body', seq: e.seq, body, ...(e.encoding ? { encoding: e.encoding } : {}) }] : [];
-    }
-    case 'event':
-      return [{ k: 'events', seq: e.seq, items: [e.item] }];
-    case 'frames':
-      return e.frames.map((frame) => ({ k: 'frame', seq: e.seq, frame }));
-    case 'end': {
-      // Unset fields stay unset: the fold reads each as the journal would hold it.
-      const { failure, end, error, encoding, trailers } = e;
-      const body = storedBody(e.bytes);
-      return [{ k: 'end', seq: e.seq, timing: e.timing, failure, end, error, body, encoding, trailers } as Extract<Folded, { k: 'end' }>];
-    }
-    default:
-      return [e];
-  }
 }
