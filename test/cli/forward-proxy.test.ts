@@ -166,13 +166,20 @@ describe('bench recover', () => {
     for (const p of ['/one', '/two']) expect((await fetch(`${proxy.url}${p}`)).status).toBe(200);
     const journal = `${file}.journal`;
     // The journal is written as the recording goes, a moment behind it.
-    while ((await readFile(journal, 'utf8')).split('"k":"end"').length < 3) await new Promise((r) => setTimeout(r, 50));
+    const ended = (text: string) => text.split(/"k":"(end|exchange)"/).length;
+    while (ended(await readFile(journal, 'utf8')) < 5) await new Promise((r) => setTimeout(r, 50));
     proxy.child.kill('SIGKILL');
     await proxy.exit();
     // A line an older tapedeck wrote for an absolute-form request, then one torn in the middle of the file.
     const lines = (await readFile(journal, 'utf8')).split('\n');
-    const opened = JSON.parse(lines.find((l) => l.includes('"open"')) as string);
-    const bad = JSON.stringify({ ...opened, seq: 99, request: { ...opened.request, path: 'http://localhost:1/x' } });
+    // An exchange that opened and ended in one window is one line (decision 0025); either spelling carries the request.
+    const opened = JSON.parse(lines.find((l) => l.includes('"k":"open"') || l.includes('"k":"exchange"')) as string);
+    const absolute = (request: { path: string }) => ({ ...request, path: 'http://localhost:1/x' });
+    const bad = JSON.stringify(
+      opened.k === 'exchange'
+        ? { ...opened, seq: 99, interaction: { ...opened.interaction, seq: 99, request: absolute(opened.interaction.request) } }
+        : { ...opened, seq: 99, request: absolute(opened.request) },
+    );
     await writeFile(journal, [...lines.slice(0, 2), bad, '{"k":"ev', ...lines.slice(2)].join('\n'));
     const result = await runBench(['recover', file]);
     expect(result.code).toBe(0);
