@@ -55,6 +55,8 @@ const server = http.createServer((req, res) => {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 });
+// As long as bench replay keeps an idle connection (net/listen.ts), so the two servers differ only in what they serve.
+server.keepAliveTimeout = 65000;
 server.listen(0, '127.0.0.1', () => console.log('listening on http://127.0.0.1:' + server.address().port));
 `;
 

@@ -17,6 +17,18 @@ export async function listen(server: Server, port: number, host: string): Promis
   return { port: actual, url: `http://${host.includes(':') ? `[${host}]` : host}:${actual}` };
 }
 
+/**
+ * How long an idle keep-alive connection stays open. Node closes one after about 6 s, but clients keep theirs longer
+ * (Go 90 s, urllib3 with no limit): one that sends a request as the server closes the socket loses the request
+ * ("other side closed"). Outlasting them, as load balancers do, leaves the closing to the client.
+ */
+export const IDLE_CONNECTION_MS = 65_000;
+
+/** Keeps idle client connections open past every common client's own keep-alive limit (see IDLE_CONNECTION_MS). */
+export function outlastClientKeepAlive(server: Server): void {
+  server.keepAliveTimeout = IDLE_CONNECTION_MS;
+}
+
 /** A free port on 127.0.0.1, for servers that cannot report the one they took. */
 export async function freePort(): Promise<number> {
   const server = createServer();

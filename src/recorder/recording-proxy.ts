@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Duplex } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Interaction } from '../cassette/index.js';
-import { listen } from '../net/listen.js';
+import { listen, outlastClientKeepAlive } from '../net/listen.js';
 import { serveTunnels, tunnelOrigin } from '../net/tunnels.js';
 import { endToEndHeaders } from './headers.js';
 import { recordExchange } from './proxy/exchange.js';
@@ -105,6 +105,7 @@ function proxyServer(ctx: ProxyContext, underWay: UnderWay): Server {
     };
     relayWebSocket({ timeline: ctx.timeline, target: ctx.target, log: ctx.log, shown: ctx.shown, track }, req, socket, head);
   });
+  outlastClientKeepAlive(server);
   return server;
 }
 

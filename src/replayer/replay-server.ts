@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { WebSocket } from 'ws';
-import { listen } from '../net/listen.js';
+import { listen, outlastClientKeepAlive } from '../net/listen.js';
 import { authorityOrigin, serveTunnels, type TunnelDecision } from '../net/tunnels.js';
 import { type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
 import { withMatchConfig } from './match-config.js';
@@ -35,6 +35,7 @@ export async function startReplayServer(cassettes: readonly NamedCassette[], opt
       answerFailure(req, res, err, options.log);
     }
   });
+  outlastClientKeepAlive(server);
   const sockets = new Set<WebSocket>();
   // A client behind HTTP_PROXY may tunnel plain HTTP: any origin's tunnel is served from the cassettes (nothing leaves).
   serveTunnels(server, tunnelToAnyOrigin, options.log ?? (() => {}));

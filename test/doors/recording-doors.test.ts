@@ -148,9 +148,11 @@ it('refuses what it cannot record in one line: no file to save to, a second serv
   const door = cassetteDispatcher([], { record: 'record', saveTo: file });
   await client(server.url, door, ['/a']);
   await expect(client(other.url, door, ['/b'])).rejects.toThrow();
-  await expect(fetch(`${other.url}/b`, { dispatcher: door } as unknown as RequestInit).catch((e: Error) => e.cause)).resolves.toMatchObject({
-    message: expect.stringMatching(/records one server per cassette: .*one\.yaml records http:\/\/127\.0\.0\.1:\d+, not http/),
-  });
+  await expect(fetch(`${other.url}/b`, { dispatcher: door } as unknown as RequestInit).catch((e: Error) => e.cause)).resolves.toMatchObject(
+    {
+      message: expect.stringMatching(/records one server per cassette: .*one\.yaml records http:\/\/127\.0\.0\.1:\d+, not http/),
+    },
+  );
   await door.save();
   expect(other.hits).toEqual([]);
   expect((await loadCassette(file)).interactions).toHaveLength(1);
