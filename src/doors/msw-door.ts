@@ -20,7 +20,7 @@ export function recordingHandlers(
   plan: RecordPlan,
   options: CassetteHandlerOptions & { recordVia?: RecordVia },
 ): RecordingCassetteHandlers {
-  const recorder = recorderHandlers(plan.file, options.recordVia, 'cassetteHandlers', options.redact);
+  const recorder = recorderHandlers(plan.file, options, 'cassetteHandlers');
   const save = () => recorder.save(plan.base);
   if (plan.mode === 'record') {
     // Nothing is replayed: the engine only stands for the door (no misses, no unused interactions).

@@ -1,7 +1,9 @@
 import { bypass, http } from 'msw';
 import type { Cassette, RedactionConfig } from '../cassette/index.js';
 import { startRecordingProxy } from '../recorder/index.js';
+import type { ReplayOptions } from '../replayer/index.js';
 import { type Closable, inProcess, OneOrigin } from './one-origin.js';
+import { recordingRedaction } from './record-options.js';
 
 /**
  * How an MSW door records: `in-process` (the default) in the test's process, as undici's SnapshotAgent does, with
@@ -36,9 +38,15 @@ async function liveRecording(origin: string, via: RecordVia, redact: RedactionCo
 /**
  * Records through MSW: each request goes, unintercepted, to the server it was meant for (recorded in-process or
  * through a recording proxy), and its answer (streams as they come) goes back to the test; `save` writes the
- * cassette to `file`, after `base` when one is given.
+ * cassette to `file`, after `base` when one is given. It redacts as `recordingRedaction` says.
  */
-export function recorderHandlers(file: string, via: RecordVia = 'in-process', who = 'useCassette', redact?: RedactionConfig) {
+export function recorderHandlers(
+  file: string,
+  options: Pick<ReplayOptions, 'redact' | 'config'> & { recordVia?: RecordVia },
+  who = 'useCassette',
+) {
+  const via = options.recordVia ?? 'in-process';
+  const redact = recordingRedaction(options);
   const recording = new OneOrigin(file, (origin) => liveRecording(origin, via, redact), who);
   const forward = async (request: Request): Promise<Response> => {
     const url = new URL(request.url);

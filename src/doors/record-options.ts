@@ -1,6 +1,7 @@
-import type { Cassette } from '../cassette/index.js';
+import type { Cassette, RedactionConfig } from '../cassette/index.js';
+import { loadRedactionConfigSync } from '../config.js';
 import { UsageError } from '../errors.js';
-import type { NamedCassette } from '../replayer/index.js';
+import type { NamedCassette, ReplayOptions } from '../replayer/index.js';
 
 /**
  * How a door records, in `useCassette`'s words: `replay` (the default) only answers from the cassettes;
@@ -40,4 +41,13 @@ export function recordPlan(door: string, set: readonly NamedCassette[], options:
   if (!only || (only.file !== undefined && only.file !== file))
     throw new UsageError(`${door} record: 'missing' adds to one cassette: pass a set of one cassette loaded from ${file}`);
   return { mode, file, base: only.cassette };
+}
+
+/**
+ * What a door's recording redacts: `redact` passed in code, else the `redact` section of the config the door
+ * matches by (`config`, or the nearest tapedeck.config.json), as `bench proxy` reads it; `config: false` reads no file.
+ */
+export function recordingRedaction(options: Pick<ReplayOptions, 'redact' | 'config'>): RedactionConfig | undefined {
+  if (options.redact) return options.redact;
+  return options.config === false ? undefined : loadRedactionConfigSync(options.config);
 }

@@ -1,9 +1,9 @@
 import { type Dispatcher, Dispatcher as DispatcherBase } from 'undici';
-import type { Cassette } from '../cassette/index.js';
+import type { Cassette, RedactionConfig } from '../cassette/index.js';
 import type { RecordingDispatcher } from '../recorder/index.js';
 import { CassetteDispatcher, type CassetteDispatcherOptions, type NamedCassette, type ReplayEngine } from '../replayer/index.js';
 import { inProcess, OneOrigin } from './one-origin.js';
-import type { DoorRecordOptions, RecordPlan } from './record-options.js';
+import { type DoorRecordOptions, type RecordPlan, recordingRedaction } from './record-options.js';
 
 type Handler = { onError?: (err: Error) => void };
 
@@ -34,20 +34,18 @@ export class RecordingCassetteDispatcher extends DispatcherBase {
   private readonly recording: OneOrigin<{ close(): Promise<Cassette>; dispatcher: RecordingDispatcher }>;
   private readonly inner: Dispatcher;
   private readonly base: Cassette | undefined;
+  private readonly redact: RedactionConfig | undefined;
   /** The replay engine (`missing`), whose misses are those the recording could not take; none when every request is recorded. */
   readonly engine: ReplayEngine | undefined;
 
-  constructor(
-    cassettes: readonly NamedCassette[],
-    plan: RecordPlan,
-    private readonly options: CassetteDispatcherOptions & DoorRecordOptions,
-  ) {
+  constructor(cassettes: readonly NamedCassette[], plan: RecordPlan, options: CassetteDispatcherOptions & DoorRecordOptions) {
     super();
     const { record: _r, saveTo: _s, ...replay } = options;
-    const redact = options.redact;
+    const redact = recordingRedaction(options);
     this.recording = new OneOrigin(plan.file, (target) => inProcess(target, redact), 'cassetteDispatcher');
     this.live = new LiveDoor(this.recording);
     this.base = plan.base;
+    this.redact = redact;
     const replaying = plan.mode === 'missing' ? new CassetteDispatcher(cassettes, { ...replay, onUnmatched: this.live }) : undefined;
     this.engine = replaying?.engine;
     this.inner = replaying ?? this.live;
@@ -59,7 +57,7 @@ export class RecordingCassetteDispatcher extends DispatcherBase {
 
   /** Ends the recording and writes the cassette (after the one it added to); once, however often called. */
   save(): Promise<Cassette | undefined> {
-    return this.recording.save(this.base, this.options.redact);
+    return this.recording.save(this.base, this.redact);
   }
 
   override async close(): Promise<void> {

@@ -92,7 +92,7 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
     }
     if (recording) {
       if (!file) throw new UsageError(`useCassette record: '${mode}' needs a cassette file path to write, not a cassette object`);
-      recorder = recorderHandlers(file, options.recordVia);
+      recorder = recorderHandlers(file, options);
       server = setupServer(recorder.handler);
       server.listen({ onUnhandledRequest: 'bypass' });
       return;
@@ -103,7 +103,7 @@ export function useCassette(source: string | Cassette, options: UseCassetteOptio
       if (set.length !== 1 || !file)
         throw new UsageError(`useCassette record: 'missing' adds to one cassette file, and ${file ?? 'a cassette object'} is not one`);
       base = (set[0] as { cassette: Cassette }).cassette;
-      recorder = recorderHandlers(file, options.recordVia);
+      recorder = recorderHandlers(file, options);
     }
     const forward = recorder?.forward;
     // The door reads tapedeck.config.json's match and redact sections as every door does; options in code win.
