@@ -6,7 +6,7 @@ import { sendableCloseCode, wireBytes } from '../cassette/index.js';
 import { declaresNoBody } from '../net/declares-no-body.js';
 import { splitAbsoluteForm } from '../net/request-target.js';
 import { doorRequest } from './door-request.js';
-import type { HttpAnswer, ReplayEngine } from './engine.js';
+import type { HttpAnswer, ReplayAnswer, ReplayEngine } from './engine.js';
 import { LARGE_BODY } from './match-request.js';
 
 /** The largest request body the replay server reads (a recorded body over it could not be matched anyway). */
@@ -222,11 +222,28 @@ export function serveNodeUpgrade(
   req: IncomingMessage,
   socket: Duplex,
   head: Buffer,
-  options: { log?: ((line: string) => void) | undefined; open?: Set<WebSocket> } = {},
+  options: UpgradeOptions = {},
+): void {
+  const answer = engine.upgrade({ method: 'GET', path: requestPath(req), headers: req.headers, body: Buffer.alloc(0) });
+  answerNodeUpgrade(engine, answer, req, socket, head, options);
+}
+
+/** Where a door's upgrades are logged, and the set of its sessions under way (to end them when it closes). */
+export interface UpgradeOptions {
+  log?: ((line: string) => void) | undefined;
+  open?: Set<WebSocket>;
+}
+
+/** Serves an upgrade the engine has already answered: the session on this socket, or the refusal it recorded. */
+export function answerNodeUpgrade(
+  engine: ReplayEngine,
+  answer: ReplayAnswer,
+  req: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  options: UpgradeOptions = {},
 ): void {
   const log = options.log;
-  const path = requestPath(req);
-  const answer = engine.upgrade({ method: 'GET', path, headers: req.headers, body: Buffer.alloc(0) });
   if (answer.kind !== 'websocket') {
     log?.(answer.kind === 'unmatched' ? answer.error.message : describeAnswer('GET', engine.pathForLog(live(req)), answer));
     if (answer.kind === 'reset') return void socket.destroy();

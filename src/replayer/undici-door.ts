@@ -3,6 +3,7 @@ import { dispatchBodyBytes, type LegacyHandler } from '../net/undici-dispatch.js
 import { doorRequest } from './door-request.js';
 import { type HttpAnswer, type NamedCassette, ReplayEngine, type ReplayOptions } from './engine.js';
 import { withMatchConfig } from './match-config.js';
+import { UndiciWebSocketDoor } from './undici-ws-door.js';
 
 const rawHeaders = new WeakMap<[string, string][], Buffer[]>();
 const rawWithLength = new WeakMap<[string, string][], { length: number; raw: Buffer[] }>();
@@ -54,6 +55,8 @@ export interface CassetteDispatcherOptions extends ReplayOptions {
 export class CassetteDispatcher extends Dispatcher {
   readonly engine: ReplayEngine;
   private readonly onUnmatched: Dispatcher | undefined;
+  /** Made by the first WebSocket handshake: a replay of HTTP alone starts no server. */
+  private webSockets: UndiciWebSocketDoor | undefined;
 
   constructor(cassettes: readonly NamedCassette[], options: CassetteDispatcherOptions = {}) {
     super();
@@ -64,6 +67,10 @@ export class CassetteDispatcher extends Dispatcher {
   }
 
   override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (opts.upgrade === 'websocket') {
+      this.webSockets ??= new UndiciWebSocketDoor(this.engine, this.onUnmatched);
+      return this.webSockets.dispatch(opts, headerRecord(opts.headers), handler);
+    }
     const h = handler as unknown as LegacyHandler;
     // An AbortController costs more than the rest of a plain answer: made only for streams.
     const abort: { controller?: AbortController; aborted: boolean } = { aborted: false };
@@ -100,12 +107,13 @@ export class CassetteDispatcher extends Dispatcher {
     return true;
   }
 
-  override close(): Promise<void> {
-    return Promise.resolve();
+  /** Ends the WebSocket sessions under way, if any were opened. */
+  override async close(): Promise<void> {
+    await this.webSockets?.close();
   }
 
-  override destroy(): Promise<void> {
-    return Promise.resolve();
+  override async destroy(): Promise<void> {
+    await this.webSockets?.close();
   }
 }
 

@@ -1,22 +1,27 @@
 import { once } from 'node:events';
+import { mkdtemp } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { WebSocket as UndiciWebSocket } from 'undici';
 import { afterEach, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import type { Cassette } from '../../src/cassette/index.js';
+import { cassetteDispatcher } from '../../src/doors/index.js';
 import { recordingDispatcher, startRecordingProxy } from '../../src/recorder/index.js';
-import { startReplayServer } from '../../src/replayer/index.js';
+import { loadCassetteSet, startReplayServer } from '../../src/replayer/index.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A server that greets, answers each message (text, JSON, binary) in two frames, and closes when told. */
-async function chattyServer(): Promise<string> {
+/** A server that greets, answers each message (text, JSON, binary) in two frames, and closes when told; `reached` gets each path. */
+async function chattyServer(reached: string[] = []): Promise<string> {
   const wss = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await once(wss, 'listening');
   wss.on('connection', (ws, req) => {
+    reached.push(req.url ?? '');
     ws.send(JSON.stringify({ hello: req.url, team: req.headers['x-team'] ?? null }));
     ws.on('message', (data, binary) => {
       if (!binary && String(data) === 'bye') return ws.close(4000, 'asked');
@@ -108,4 +113,29 @@ it('ends a session still open when the recorder closes, as the proxy ends its ow
   const session = recorder.cassette().interactions[0]?.response?.websocket;
   expect(session?.end).toBe('proxy-closed');
   expect(session?.frames[0]?.from).toBe('server');
+});
+
+it('the undici door tops a cassette up with WebSocket sessions: one it holds is replayed, one it lacks is recorded live', async () => {
+  const reached: string[] = [];
+  const server = await chattyServer(reached);
+  const file = join(await mkdtemp(join(tmpdir(), 'tapedeck-ws-door-')), 'ws.yaml');
+  const ws = (path: string) => `${server.replace('http', 'ws')}${path}`;
+
+  const recording = cassetteDispatcher([], { record: 'record', saveTo: file });
+  const first = await converse(ws('/a'), recording);
+  await recording.close();
+  const topUp = cassetteDispatcher(await loadCassetteSet(file), { record: 'missing' });
+  expect(await converse(ws('/a'), topUp)).toEqual(first);
+  const second = await converse(ws('/b'), topUp);
+  await topUp.close();
+  expect(reached).toEqual(['/a', '/b']);
+  expect(topUp.engine?.misses).toEqual([]);
+  expect(second[0]).toBe('{"hello":"/b","team":null}');
+
+  // Nothing reaches the server now: both sessions come from the saved cassette.
+  const replay = cassetteDispatcher(await loadCassetteSet(file));
+  cleanups.push(() => replay.close());
+  expect(await converse(ws('/a'), replay)).toEqual(first);
+  expect(await converse(ws('/b'), replay)).toEqual(second);
+  expect(reached).toEqual(['/a', '/b']);
 });

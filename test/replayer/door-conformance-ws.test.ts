@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { parseCassette, serializeCassette } from '../../src/cassette/index.js';
 import { startRecordingProxy } from '../../src/recorder/index.js';
-import { cassetteHandlers, startReplayServer } from '../../src/replayer/index.js';
+import { cassetteDispatcher, cassetteHandlers, startReplayServer } from '../../src/replayer/index.js';
 import { sleep, startServer } from '../helpers/servers.js';
 
 // The door conformance suite's WebSocket half, in a file of its own: MSW patches the global WebSocket
 // when its first server starts in a process, so the global must be in place before any MSW server runs.
-describe('WebSocket sessions through the server and MSW doors', () => {
+describe('WebSocket sessions through the server, undici and MSW doors', () => {
   it('give the same frames in the same order and the recorded close code and reason', async () => {
     const server = await startServer(() => {});
     const wss = new WebSocketServer({ server: server.server });
@@ -22,8 +22,8 @@ describe('WebSocket sessions through the server and MSW doors', () => {
       }),
     );
     const proxy = await startRecordingProxy({ target: server.url });
-    const converse = async (WS: typeof UndiciWebSocket, url: string) => {
-      const ws = new WS(url);
+    const converse = async (WS: typeof UndiciWebSocket, url: string, init?: ConstructorParameters<typeof UndiciWebSocket>[1]) => {
+      const ws = new WS(url, init);
       const frames: string[] = [];
       ws.addEventListener('message', (e) => frames.push(String(e.data)));
       await new Promise((r) => ws.addEventListener('open', r, { once: true }));
@@ -43,6 +43,14 @@ describe('WebSocket sessions through the server and MSW doors', () => {
       expect(await converse(UndiciWebSocket, `${replay.url.replace('http', 'ws')}/ws`), 'server door').toEqual(live);
     } finally {
       await replay.close();
+    }
+    // undici's WebSocket given the undici door as its dispatcher, to the recorded server's own (closed) address.
+    const door = cassetteDispatcher([{ name: 'ws.yaml', cassette: recordedWs }]);
+    try {
+      expect(await converse(UndiciWebSocket, `${server.url.replace('http', 'ws')}/ws`, { dispatcher: door }), 'undici door').toEqual(live);
+      expect(door.engine.misses).toEqual([]);
+    } finally {
+      await door.close();
     }
     const globals = globalThis as { WebSocket?: unknown };
     const original = globals.WebSocket;
