@@ -4,6 +4,7 @@ import { reconcile } from '../../manifest/index.js';
 import { type DriftNoise, defineFamily, type PlanContext, simulatorBasics, TURN_MS, turnCeiling } from '../family.js';
 import { checkListening, findProbe, observeSafely, REPLAY_ORIGIN, throughDoor } from '../kit/index.js';
 import { McpClient } from './client.js';
+import { REPLAY_LATE_MS } from './flows.js';
 import { mcpStreamableHttp } from './packs.js';
 import { declaredFor, MCP_PROBES, type McpProbe, runProbe } from './probes.js';
 
@@ -101,7 +102,12 @@ the mcp/streamable-http pack.`,
     return throughDoor(door, async () => {
       let declared: ReturnType<typeof declaredFor> | undefined;
       const { observed, reason } = await observeSafely(async () => {
-        const run = await runProbe(probe, { url: `${door.baseUrl ?? REPLAY_ORIGIN}${path}`, fetch: door.fetch }, TURN_MS[pace]);
+        const run = await runProbe(
+          probe,
+          { url: `${door.baseUrl ?? REPLAY_ORIGIN}${path}`, fetch: door.fetch },
+          TURN_MS[pace],
+          REPLAY_LATE_MS,
+        );
         declared = declaredFor(probe, run.capabilities);
         return run.observation;
       });

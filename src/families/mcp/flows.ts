@@ -7,7 +7,18 @@ export interface FlowContext {
   client: McpClient;
   initialized: { result: McpMessage; initializedStatus: number };
   waitMs: number;
+  /** How long a cancelled call's stream is watched for a late result. */
+  lateMs: number;
 }
+
+/**
+ * The late-result window of a replay. A replay serves what was recorded at once, so a late result it holds comes
+ * well inside this; under realtime pacing one that comes later changes the note's wording, never the verdict.
+ */
+export const REPLAY_LATE_MS = 500;
+
+/** The late-result window of a live run: a quarter of the turn, at most 3 s. */
+export const liveLateMs = (waitMs: number): number => Math.min(waitMs / 4, 3000);
 
 const na = (note: string): SuiteObservation => ({ observed: 'NOT_APPLICABLE', note });
 const resultOf = (m: McpMessage | undefined) => m?.result as Record<string, unknown> | undefined;
@@ -93,7 +104,7 @@ export async function progressFlow({ client, waitMs }: FlowContext): Promise<Sui
   );
 }
 
-export async function cancelFlow({ client, waitMs }: FlowContext): Promise<SuiteObservation> {
+export async function cancelFlow({ client, waitMs, lateMs }: FlowContext): Promise<SuiteObservation> {
   const tool = await longRunning(client);
   if (!tool) return na('no long-running tool to cancel');
   const sent = await client.send('tools/call', {
@@ -107,9 +118,8 @@ export async function cancelFlow({ client, waitMs }: FlowContext): Promise<Suite
   if (!started) return no(`${tool.name} sent no progress to cancel after`);
   const status = await client.notify('notifications/cancelled', { requestId: sent.id, reason: 'tapedeck probe' });
   if (status !== 202 && status !== 200) return no(`notifications/cancelled answered ${status}, not 202`);
-  // A server may hold the cancelled call's stream open (server-everything does): wait a while for a late result,
-  // a quarter of the turn, so a fuzz replay (2 s turns, instant) waits 0.5 s rather than its whole turn.
-  await stream.untilEnd(Math.min(waitMs / 4, 3000));
+  // A server may hold the cancelled call's stream open (server-everything does): wait a while for a late result.
+  await stream.untilEnd(lateMs);
   stream.close();
   const results = stream.events.filter((e) => e.data.id === sent.id && e.data.method === undefined).length;
   if (results > 1) return no(`${results} results after the cancellation`);

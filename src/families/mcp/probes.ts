@@ -6,6 +6,7 @@ import {
   cancelFlow,
   type FlowContext,
   initializeFlow,
+  liveLateMs,
   progressFlow,
   sessionFlow,
   toolCallFlow,
@@ -58,6 +59,7 @@ export async function runProbe(
   probe: McpProbe,
   endpoint: Endpoint,
   waitMs: number,
+  lateMs = liveLateMs(waitMs),
 ): Promise<{ observation: SuiteObservation; capabilities: Record<string, unknown> | undefined }> {
   const headers = endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {};
   const client = new McpClient(endpoint.url, endpoint.fetch, headers);
@@ -66,7 +68,7 @@ export async function runProbe(
   const observation =
     declaredFor(probe, capabilities) === 'NOT_APPLICABLE'
       ? { observed: 'NOT_APPLICABLE' as const, note: `the server declares no ${probe.needs} capability` }
-      : await probe.flow({ client, initialized, waitMs });
+      : await probe.flow({ client, initialized, waitMs, lateMs });
   // The session probe ends its own session; every other leaves the server as it found it.
   if (probe.name !== 'session' && client.sessionId) await client.end();
   return { observation, capabilities };
