@@ -50,14 +50,20 @@ function leaf(schema: Schema): Acceptor {
   };
 }
 
-function objectAcceptor(def: Def, checks: readonly Check[]): Acceptor {
+/** How far a yes reaches: `anyOrder`, an object's keys may come in any order (for a caller that orders them itself). */
+interface Reach {
+  anyOrder: boolean;
+}
+
+function objectAcceptor(def: Def, checks: readonly Check[], reach: Reach): Acceptor {
   const shape = def.shape as Record<string, Schema>;
   // Only a strict object is a structural copy: a stripping one drops keys, a loose one keeps them unchecked.
   if ((def.catchall as Schema | undefined)?._zod.def.type !== 'never') return decline;
   const keys = Object.keys(shape);
-  const fields = keys.map((k) => compile(shape[k] as Schema));
+  const fields = keys.map((k) => compile(shape[k] as Schema, reach));
   const optional = keys.map((k) => (shape[k] as Schema)._zod.def.type === 'optional');
   const passes = checksOf(checks);
+  if (reach.anyOrder) return anyOrderObject(keys, fields, optional, passes);
   return (value) => {
     if (!isPlain(value)) return false;
     // Zod's copy lists the fields in shape order; a value in another order (or with a key the shape lacks) is left to zod.
@@ -74,10 +80,28 @@ function objectAcceptor(def: Def, checks: readonly Check[]): Acceptor {
   };
 }
 
-function recordAcceptor(def: Def): Acceptor {
+/** A strict object whose keys may come in any order: every key one of the shape's, every required one there. */
+function anyOrderObject(keys: string[], fields: Acceptor[], optional: boolean[], passes: (value: unknown) => boolean): Acceptor {
+  const index = new Map(keys.map((k, f) => [k, f]));
+  const required = optional.filter((o) => !o).length;
+  return (value) => {
+    if (!isPlain(value)) return false;
+    let present = 0;
+    const own = Object.keys(value);
+    for (let i = 0; i < own.length; i++) {
+      const key = own[i] as string;
+      const f = index.get(key);
+      if (f === undefined || !(fields[f] as Acceptor)(value[key])) return false;
+      if (!optional[f]) present++;
+    }
+    return present === required && passes(value);
+  };
+}
+
+function recordAcceptor(def: Def, reach: Reach): Acceptor {
   const keyType = def.keyType as Schema;
   if (keyType._zod.def.type !== 'string' || (keyType._zod.def.checks ?? []).length) return decline;
-  const values = compile(def.valueType as Schema);
+  const values = compile(def.valueType as Schema, reach);
   return (value) => {
     if (!isPlain(value)) return false;
     const own = Object.keys(value);
@@ -89,8 +113,8 @@ function recordAcceptor(def: Def): Acceptor {
   };
 }
 
-function arrayAcceptor(def: Def, checks: readonly Check[]): Acceptor {
-  const element = compile(def.element as Schema);
+function arrayAcceptor(def: Def, checks: readonly Check[], reach: Reach): Acceptor {
+  const element = compile(def.element as Schema, reach);
   const passes = checksOf(checks);
   return (value) => {
     if (!Array.isArray(value)) return false;
@@ -99,7 +123,7 @@ function arrayAcceptor(def: Def, checks: readonly Check[]): Acceptor {
   };
 }
 
-function compile(schema: Schema): Acceptor {
+function compile(schema: Schema, reach: Reach): Acceptor {
   const def = schema._zod.def as Def;
   const checks = (def.checks ?? []) as readonly Check[];
   switch (def.type) {
@@ -122,19 +146,19 @@ function compile(schema: Schema): Acceptor {
       // Zod hands an unknown value through by reference, uncopied.
       return (value) => value !== undefined && checks.length === 0;
     case 'optional': {
-      const inner = compile(def.innerType as Schema);
+      const inner = compile(def.innerType as Schema, reach);
       return (value) => value !== undefined && inner(value);
     }
     case 'object':
-      return objectAcceptor(def, checks);
+      return objectAcceptor(def, checks, reach);
     case 'record':
-      return checks.length ? decline : recordAcceptor(def);
+      return checks.length ? decline : recordAcceptor(def, reach);
     case 'array':
-      return arrayAcceptor(def, checks);
+      return arrayAcceptor(def, checks, reach);
     case 'union': {
       if (checks.length) return decline;
       // Any option that accepts makes zod accept: a strict option's copy is the value's structure whichever option it is.
-      const options = (def.options as Schema[]).map(compile);
+      const options = (def.options as Schema[]).map((o) => compile(o, reach));
       return (value) => options.some((accepts) => accepts(value));
     }
     default:
@@ -146,6 +170,6 @@ function compile(schema: Schema): Acceptor {
  * A fast yes for parsed data (JSON.parse, YAML: arrays of elements only) a
  * zod schema certainly accepts unchanged, built from the schema's own definition. A `false` decides nothing: ask zod.
  */
-export function compileAcceptor(schema: Schema): Acceptor {
-  return compile(schema);
+export function compileAcceptor(schema: Schema, reach: Reach = { anyOrder: false }): Acceptor {
+  return compile(schema, reach);
 }

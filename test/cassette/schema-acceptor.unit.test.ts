@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { writeCanonicalYamlItem } from '../../src/cassette/canonical-yaml.js';
 import { readCanonicalYaml } from '../../src/cassette/read-canonical-yaml.js';
 import { bodySchema, interactionSchema } from '../../src/cassette/schema.js';
 import { compileAcceptor } from '../../src/cassette/schema-acceptor.js';
@@ -9,6 +10,7 @@ import { runsOf } from '../helpers/soak.js';
 import { interactionArb } from './arbitraries.js';
 
 const accepts = compileAcceptor(interactionSchema);
+const acceptsAnyOrder = compileAcceptor(interactionSchema, { anyOrder: true });
 const RUNS = runsOf(1000, 10_000);
 
 /** The same data with its keys in the same order: what the loader hands on either way. */
@@ -169,5 +171,41 @@ describe('the schema acceptor (the loader keeps what zod would copy unchanged)',
       }
     }
     expect(http).toBeGreaterThan(500);
+  });
+
+  it(`in any key order, says yes only where zod does, and the YAML is what zod's copy gives (${RUNS} mutated interactions)`, () => {
+    const yaml = (v: unknown) => writeCanonicalYamlItem(v as Record<string, unknown>);
+    let said = 0;
+    fc.assert(
+      fc.property(interaction, fc.array(mutation, { minLength: 0, maxLength: 3 }), (generated, ms) => {
+        const i = structuredClone(generated);
+        for (const m of ms) mutate(i, m);
+        if (!acceptsAnyOrder(i)) {
+          // Only the order is forgiven: whatever the strict acceptor takes, this one takes too.
+          expect(accepts(i)).toBe(false);
+          return;
+        }
+        said++;
+        const parsed = interactionSchema.safeParse(i);
+        expect(parsed.success, JSON.stringify(parsed.error?.issues[0])).toBe(true);
+        expect(yaml(i)).toBe(yaml(parsed.data));
+      }),
+      { numRuns: RUNS },
+    );
+    expect(said).toBeGreaterThan(RUNS / 4);
+  });
+
+  it('takes an interaction whose keys the recorder wrote out of schema order (timing before response)', () => {
+    const recorded = {
+      seq: 2,
+      request: { method: 'GET', headers: { accept: '*/*' }, path: '/v1/items/1?v=1' },
+      timing: { start: 1, end: 2 },
+      response: { headers: { 'content-type': 'application/json' }, status: 200, body: { json: { ok: true } } },
+    };
+    expect(accepts(recorded)).toBe(false);
+    expect(acceptsAnyOrder(recorded)).toBe(true);
+    expect(acceptsAnyOrder({ ...recorded, extra: 1 })).toBe(false);
+    const { request: _r, ...noRequest } = recorded;
+    expect(acceptsAnyOrder(noRequest)).toBe(false);
   });
 });
