@@ -1,3 +1,4 @@
+import { writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { MachineFolders, RedactionConfig } from '../../cassette/index.js';
 import { JournalCleaner } from './clean.js';
@@ -19,15 +20,28 @@ export class LocalSink implements JournalSink {
   private constructor(
     private readonly handle: FileHandle,
     private readonly cleaner: JournalCleaner,
+    private readonly offThread: boolean,
   ) {}
 
-  /** Appends to an open journal whose first line is written already. */
-  static over(handle: FileHandle, options: { redact?: RedactionConfig | undefined; folders?: MachineFolders | undefined }): LocalSink {
-    return new LocalSink(handle, new JournalCleaner(options.folders, options.redact));
+  /**
+   * Appends to an open journal whose first line is written already. `offThread`: no request waits on this
+   * thread, so each batch is written whole, in one blocking write, which costs a tenth of the CPU of a
+   * FileHandle write (the promise and the hop through libuv's pool; about 48 µs against 5 µs a write here).
+   */
+  static over(
+    handle: FileHandle,
+    options: { redact?: RedactionConfig | undefined; folders?: MachineFolders | undefined; offThread?: boolean },
+  ): LocalSink {
+    return new LocalSink(handle, new JournalCleaner(options.folders, options.redact), options.offThread === true);
   }
 
-  write(batch: (JournalEntry | Flushed)[]): Promise<void> {
-    return writeInSlices(this.handle, this.cleaner.records(coalesce(batch)));
+  async write(batch: (JournalEntry | Flushed)[]): Promise<void> {
+    const records = this.cleaner.records(coalesce(batch));
+    if (!this.offThread) return writeInSlices(this.handle, records);
+    let text = '';
+    for (const record of records) text += `${JSON.stringify(record)}\n`;
+    const bytes = Buffer.from(text);
+    for (let at = 0; at < bytes.byteLength; ) at += writeSync(this.handle.fd, bytes, at);
   }
 
   async close(batch: (JournalEntry | Flushed)[]): Promise<void> {

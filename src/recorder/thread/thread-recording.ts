@@ -39,7 +39,7 @@ export class ThreadRecording {
   }
 
   static async open(file: string, redact: RedactionConfig | undefined, folders: MachineFolders | undefined): Promise<ThreadRecording> {
-    return new ThreadRecording(LocalSink.over(await open(file, 'a'), { redact, folders }), redact, folders);
+    return new ThreadRecording(LocalSink.over(await open(file, 'a'), { redact, folders, offThread: true }), redact, folders);
   }
 
   /** Appends a batch to the journal and prepares the exchanges it ended. */
