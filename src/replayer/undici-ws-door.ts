@@ -50,15 +50,21 @@ export class UndiciWebSocketDoor {
     }
     const id = String(++this.next);
     this.answers.set(id, answer);
-    this.hop.url().then((url) => {
-      this.agent.dispatch({ ...opts, origin: url, headers: withHeader(opts.headers, HOP_HEADER, id) }, handler);
-    }, fail);
+    this.hop.url().then(
+      (url) => this.agent.dispatch({ ...opts, origin: url, headers: withHeader(opts.headers, HOP_HEADER, id) }, handler),
+      (err: Error) => {
+        // The handshake never reaches the hop, so the answer set aside for it would stay.
+        this.answers.delete(id);
+        fail(err);
+      },
+    );
     return true;
   }
 
   /** Ends every session under way, the server and its connection. */
   async close(): Promise<void> {
     for (const ws of this.open) ws.terminate();
+    this.answers.clear();
     await this.hop.close();
     await this.agent.close();
   }
