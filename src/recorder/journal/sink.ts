@@ -35,13 +35,13 @@ export class LocalSink implements JournalSink {
     return new LocalSink(handle, new JournalCleaner(options.folders, options.redact), options.offThread === true);
   }
 
-  async write(batch: (JournalEntry | Flushed)[]): Promise<void> {
+  write(batch: (JournalEntry | Flushed)[]): Promise<void> {
     const records = this.cleaner.records(coalesce(batch));
-    if (!this.offThread) return writeInSlices(this.handle, records);
-    let text = '';
-    for (const record of records) text += `${JSON.stringify(record)}\n`;
-    const bytes = Buffer.from(text);
-    for (let at = 0; at < bytes.byteLength; ) at += writeSync(this.handle.fd, bytes, at);
+    if (!this.offThread) return writeInSlices(records, SLICE_MS, async (text) => void (await this.handle.write(text)));
+    return writeInSlices(records, Number.POSITIVE_INFINITY, async (text) => {
+      const bytes = Buffer.from(text);
+      for (let at = 0; at < bytes.byteLength; ) at += writeSync(this.handle.fd, bytes, at);
+    });
   }
 
   async close(batch: (JournalEntry | Flushed)[]): Promise<void> {
@@ -60,15 +60,15 @@ export class LocalSink implements JournalSink {
  * Writes records as they are cleaned, a slice at a time: cleaning is the costly part (redaction of every body),
  * so a request that arrives meanwhile waits for one slice, not for a whole window's worth of exchanges.
  */
-async function writeInSlices(handle: FileHandle, records: Iterable<JournalRecord>): Promise<void> {
+async function writeInSlices(records: Iterable<JournalRecord>, sliceMs: number, append: (text: string) => Promise<void>): Promise<void> {
   let text = '';
-  let until = performance.now() + SLICE_MS;
+  let until = performance.now() + sliceMs;
   for (const record of records) {
     text += `${JSON.stringify(record)}\n`;
     if (performance.now() < until) continue;
-    await handle.write(text);
+    await append(text);
     text = '';
-    until = performance.now() + SLICE_MS;
+    until = performance.now() + sliceMs;
   }
-  if (text) await handle.write(text);
+  if (text) await append(text);
 }
