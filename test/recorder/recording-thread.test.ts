@@ -127,6 +127,38 @@ await recorder.discardJournal();
   expect((await loadCassette(join(dir, 'c.yaml'))).interactions.map((i) => i.request.path)).toEqual(['/items/1', '/stream', '/zipped']);
 }, 30_000);
 
+it('runs where the test process was started with --input-type=module -e, as `npm run bench` starts its parts', async () => {
+  const server = await mixedServer();
+  const dir = await tempDir();
+  const thread = new URL('../../dist/recorder/thread/client.js', import.meta.url).href;
+  // A thread inherits the process's options, and one started from a file refuses --input-type: it broke, and every
+  // recording fell back to the thread that forwards the traffic.
+  const script = `import { recordingDispatcher } from ${JSON.stringify(DIST)};
+import { offThread } from ${JSON.stringify(thread)};
+const [target, file] = process.argv.slice(1);
+const recorder = await recordingDispatcher({ target, journal: { file: file + '.journal' } });
+for (const path of ['/items/1', '/stream', '/zipped']) await (await fetch(target + path, { dispatcher: recorder })).text();
+console.log('saved', await recorder.save(file), offThread(undefined, undefined) ? 'on the thread' : 'without the thread');
+await recorder.discardJournal();
+`;
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script, server.url, join(dir, 'c.yaml')], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let text = '';
+    child.stdout.on('data', (d) => {
+      text += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(`${text.trim()} (exit ${code})`);
+    });
+  });
+  expect(out).toBe('saved 3 on the thread (exit 0)');
+}, 30_000);
+
 it('an exchange that changes after it ended is left for the save to render, as on this thread', async () => {
   const dir = await tempDir();
   const file = join(dir, 'j.journal');

@@ -20,7 +20,12 @@ class RecordingThread {
   broken: Error | undefined;
 
   constructor() {
-    this.worker = new Worker(SCRIPT, { name: 'tapedeck recording' });
+    this.worker = new Worker(SCRIPT, {
+      name: 'tapedeck recording',
+      // None of the process's options: the thread runs only tapedeck's own compiled code, and one started from a
+      // file refuses some of them (--input-type, as `node --input-type=module -e` passes it), which broke it.
+      execArgv: [],
+    });
     this.worker.on('message', (reply: ThreadReply) => {
       const call = this.calls.get(reply.call);
       if (!call) return;
@@ -77,7 +82,11 @@ export function offThread(redact: RedactionConfig | undefined, folders: MachineF
   if (shared?.broken) return undefined;
   if (!shared) {
     if (!existsSync(SCRIPT)) return undefined;
-    shared = new RecordingThread();
+    try {
+      shared = new RecordingThread();
+    } catch {
+      return undefined;
+    }
   }
   const recording = new OffThread(shared, ++ids, redact, folders);
   unsaved.register(recording, { thread: shared, id: ids });
