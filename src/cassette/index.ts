@@ -47,6 +47,7 @@ export {
   redactCassette,
   redactionConfigSchema,
   redactionPlaceholder,
+  type SecretPair,
 } from './redaction/index.js';
 export { backtrackingRisk } from './redaction/pattern-safety.js';
 export { isSecretName } from './redaction/secret-names.js';
@@ -54,6 +55,7 @@ export { GITLEAKS_VERSION } from './redaction/secret-rules.js';
 export {
   interactionPreparer,
   type PreparedInteraction,
+  scrubbingPreparer,
   serializeCassette,
   writeCassetteAtomic,
   writeCassetteStream,

@@ -110,7 +110,11 @@ const rendersAsChecked = compileAcceptor(interactionSchema, { anyOrder: true });
 
 /** One interaction as a streamed save writes it: redacted, checked and rendered. */
 function renderInteraction(redactor: TwoPass, i: Interaction): string {
-  const scrubbed = redactor.scrub(i);
+  return renderScrubbed(redactor.scrub(i));
+}
+
+/** A redacted interaction, checked and rendered. */
+function renderScrubbed(scrubbed: Interaction): string {
   const checked = rendersAsChecked(scrubbed) ? scrubbed : interactionSchema.parse(scrubbed);
   return writeCanonicalYamlItem(checked as unknown as Record<string, unknown>);
 }
@@ -143,6 +147,18 @@ export function interactionPreparer(
   redact?: RedactionConfig,
   before?: BeforePass,
 ): (interaction: () => Interaction) => PreparedInteraction {
+  const prepare = scrubbingPreparer(redact, before);
+  return (interaction) => prepare(interaction).prepared;
+}
+
+/**
+ * `interactionPreparer`, handing back as well the redacted interaction its text was rendered from: the recording
+ * thread writes that to the journal rather than redact the exchange a second time.
+ */
+export function scrubbingPreparer(
+  redact?: RedactionConfig,
+  before?: BeforePass,
+): (interaction: () => Interaction) => { prepared: PreparedInteraction; scrubbed: Interaction } {
   const redactor = makeRedactor(redact).twoPass(before);
   let made: { list: ScrubList | undefined } = { list: redactor.list() };
   let version = redactor.version();
@@ -154,7 +170,8 @@ export function interactionPreparer(
       made.list = undefined;
       made = { list: redactor.list() };
     }
-    return { prepared: true, secrets, text: renderInteraction(redactor, i), scrubbedWith: made, interaction };
+    const scrubbed = redactor.scrub(i);
+    return { prepared: { prepared: true, secrets, text: renderScrubbed(scrubbed), scrubbedWith: made, interaction }, scrubbed };
   };
 }
 

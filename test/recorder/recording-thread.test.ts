@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterEach, expect, it } from 'vitest';
+import YAML from 'yaml';
 import { type Interaction, interactionPreparer, loadCassette, portablePass, writeCassetteStream } from '../../src/cassette/index.js';
 import type * as Recorder from '../../src/recorder/index.js';
 import type { JournalEntry } from '../../src/recorder/journal/format.js';
@@ -202,4 +203,61 @@ it('an exchange that changes after it ended is left for the save to render, as o
     ['hello', 'late'],
     { json: { ok: true } },
   ]);
+});
+
+it("a whole exchange's journal line is the save's redaction, scrubbed too of what the journal learnt from a stream still open", async () => {
+  const dir = await tempDir();
+  const file = join(dir, 'j.journal');
+  await writeFile(file, `${JSON.stringify({ k: 'meta', journal: 1, meta: { recorder: 'test', target: 'http://x', recordedAt: '' } })}\n`);
+  const thread = await ThreadRecording.open(file, undefined, undefined);
+  // A stream opened with a credential, still open: the save's preparation has not seen it, the journal has.
+  await thread.write([
+    { k: 'open', seq: 1, request: { method: 'GET', path: '/events', headers: { authorization: `Bearer ${TOKEN}` } }, start: 0 },
+    { k: 'response', seq: 1, at: 1, status: 200, headers: { 'content-type': 'text/event-stream' }, kind: 'stream' },
+  ]);
+  // Then a whole exchange whose body says the credential under a name that is no secret's.
+  const echo = Buffer.from(JSON.stringify({ note: `token ${TOKEN}`, n: 1 }));
+  await thread.write([
+    { k: 'open', seq: 2, request: { method: 'GET', path: '/items', headers: {} }, start: 2 },
+    { k: 'response', seq: 2, at: 3, status: 200, headers: { 'content-type': 'application/json' }, kind: 'body' },
+    { k: 'end', seq: 2, timing: { start: 2, headers: 3, end: 4 }, bytes: echo },
+  ]);
+  await thread.close([{ k: 'end', seq: 1, timing: { start: 0, headers: 1, end: 5 }, end: 'server-closed' }]);
+  const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean);
+  expect(lines.map((l) => (JSON.parse(l) as { k: string }).k)).toEqual(['meta', 'open', 'response', 'exchange', 'end']);
+  expect(lines.join('\n')).not.toContain(TOKEN);
+  // The exchange's line is what the save would write of it, once the stream taught the credential.
+  const prepare = interactionPreparer(undefined, portablePass());
+  const stream = (await readJournal(file)).cassette.interactions[0] as Interaction;
+  prepare(() => ({ ...stream, request: { ...stream.request, headers: { authorization: `Bearer ${TOKEN}` } } }));
+  const exchange: Interaction = {
+    seq: 2,
+    request: { method: 'GET', path: '/items', headers: {} },
+    timing: { start: 2, headers: 3, end: 4 },
+    response: { status: 200, headers: { 'content-type': 'application/json' }, body: { json: JSON.parse(echo.toString()) } },
+  };
+  const saved = YAML.parse(prepare(() => exchange).text) as Interaction[];
+  expect((JSON.parse(lines[3] as string) as { interaction: Interaction }).interaction).toEqual(saved[0]);
+});
+
+it('what a whole exchange taught the save is scrubbed from the stream parts journaled after it', async () => {
+  const dir = await tempDir();
+  const file = join(dir, 'j.journal');
+  await writeFile(file, `${JSON.stringify({ k: 'meta', journal: 1, meta: { recorder: 'test', target: 'http://x', recordedAt: '' } })}\n`);
+  const thread = await ThreadRecording.open(file, undefined, undefined);
+  await thread.write([
+    { k: 'open', seq: 1, request: { method: 'GET', path: '/me', headers: { authorization: `Bearer ${TOKEN}` } }, start: 0 },
+    { k: 'response', seq: 1, at: 1, status: 204, headers: {}, kind: 'body' },
+    { k: 'end', seq: 1, timing: { start: 0, headers: 1, end: 2 } },
+  ]);
+  // A stream that goes on over several batches says it back.
+  await thread.write([
+    { k: 'open', seq: 2, request: { method: 'GET', path: '/events', headers: {} }, start: 3 },
+    { k: 'response', seq: 2, at: 4, status: 200, headers: { 'content-type': 'text/event-stream' }, kind: 'stream' },
+    { k: 'event', seq: 2, item: { at: 5, after: 1, event: 'delta', data: `{"said":"${TOKEN}"}` } },
+  ]);
+  await thread.close([{ k: 'end', seq: 2, timing: { start: 3, headers: 4, end: 6 }, end: 'server-closed' }]);
+  const journal = await readFile(file, 'utf8');
+  expect(journal).toContain('"k":"events"');
+  expect(journal).not.toContain(TOKEN);
 });

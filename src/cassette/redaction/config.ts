@@ -103,6 +103,10 @@ export interface RedactorSession {
    */
   unfinishedFrom(items: SseItem[], before: SseItem[]): number;
   unfinishedFramesFrom(frames: WsFrame[], before: WsFrame[]): number;
+  /** Learns secrets another redactor found in a piece it redacted (`twoPass().learn`'s), as if this one had. */
+  learnPairs(pairs: readonly SecretPair[]): void;
+  /** The interaction scrubbed of every secret learnt so far, learning none from it: itself while none is learnt. */
+  scrub(i: Interaction): Interaction;
 }
 
 /** The items of a stream an earlier piece held, `before` the list `of` items (or frames) in this piece. */

@@ -68,6 +68,19 @@ export function redactorSession(r: Redaction): RedactorSession {
     return from;
   };
   return {
+    learnPairs(pairs) {
+      const added: SecretEntry[] = [];
+      for (const [v, n] of pairs)
+        if (!known.has(v)) {
+          known.set(v, n);
+          added.push([v, n]);
+        }
+      if (added.length > 0) listed.grow(added);
+    },
+    scrub(i) {
+      const list = listed.grow([]);
+      return list.length === 0 ? i : r.pass.run(() => visitInteraction(i, scrubVisitor(r, list)), recent);
+    },
     redact(c, context) {
       const out = redactWith(r, c, known, listed, recent, context);
       forget();

@@ -6,6 +6,7 @@ import {
   portableInteraction,
   type RedactionConfig,
   type RedactorSession,
+  type SecretPair,
   type SseItem,
   type WsFrame,
 } from '../../cassette/index.js';
@@ -15,6 +16,14 @@ import { foldEntry, openedBy } from './fold.js';
 import { type Cleanable, type Flushed, type JournalRecord, pieceOf, sessionOf, streamOf } from './format.js';
 
 const BLANK = { method: 'GET', path: '/', headers: {} };
+
+/** Whole exchanges as another walk has them already (the recording thread's, preparing the save). */
+export interface WholeExchanges {
+  /** Exchange `seq` folded from the very entries of this batch, or undefined to fold it here. */
+  folded(seq: number): Interaction | undefined;
+  /** The exchange redacted and made portable for the save, with the secrets it taught; undefined to do it here. */
+  redacted(i: Interaction): { interaction: Interaction; secrets: readonly SecretPair[] } | undefined;
+}
 
 /**
  * Turns what the recorder told the journal into records that may reach disk:
@@ -56,27 +65,37 @@ export class JournalCleaner {
    * The records of a batch of entries, in order. An exchange opened and ended within the batch (most are) is
    * folded and cleaned whole, as one record at its end: one redaction pass and one line instead of one per part.
    */
-  *records(entries: Flushed[]): Generator<JournalRecord> {
+  *records(entries: Flushed[], had?: WholeExchanges): Generator<JournalRecord> {
     const whole = wholeIn(entries);
     const folding = new Map<number, Interaction>();
+    const folded = new Set<number>();
     for (const e of entries) {
       if (!whole.has(e.seq)) {
         for (const c of this.withHeldItems([e])) yield* cleanEntry(c, this.redact, this.portable);
-      } else if (e.k === 'open') folding.set(e.seq, openedBy(e));
-      else {
+      } else if (e.k === 'open') {
+        const i = had?.folded(e.seq);
+        if (i) folded.add(e.seq);
+        folding.set(e.seq, i ?? openedBy(e));
+      } else {
         const i = folding.get(e.seq) as Interaction;
-        foldEntry(i, e, new Set());
+        if (!folded.has(e.seq)) foldEntry(i, e, new Set());
         if (e.k !== 'end') continue;
-        yield { k: 'exchange', seq: e.seq, interaction: this.cleanWhole(i) };
+        yield { k: 'exchange', seq: e.seq, interaction: this.cleanWhole(i, had) };
         // What comes after its end (a frame behind a close) is written as any part is.
         whole.delete(e.seq);
       }
     }
   }
 
-  /** A whole exchange as it may reach disk, through the same passes as its parts. */
-  private cleanWhole(i: Interaction): Interaction {
-    return this.redact.redact(pieceOf(this.portable(i))).interactions[0] as Interaction;
+  /**
+   * A whole exchange as it may reach disk, through the same passes as its parts: or as `had` redacted it for the
+   * save, which learnt its secrets, then scrubbed of those this journal learnt elsewhere (one walk in place of three).
+   */
+  private cleanWhole(i: Interaction, had: WholeExchanges | undefined): Interaction {
+    const done = had?.redacted(i);
+    if (!done) return this.redact.redact(pieceOf(this.portable(i))).interactions[0] as Interaction;
+    this.redact.learnPairs(done.secrets);
+    return this.redact.scrub(done.interaction);
   }
 
   /**

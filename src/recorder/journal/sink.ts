@@ -1,7 +1,7 @@
 import { writeSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { MachineFolders, RedactionConfig } from '../../cassette/index.js';
-import { JournalCleaner } from './clean.js';
+import { JournalCleaner, type WholeExchanges } from './clean.js';
 import { coalesce, type Flushed, type JournalEntry, type JournalRecord } from './format.js';
 
 /** How long cleaning may hold the event loop before what it has cleaned is written (and the loop serves requests). */
@@ -35,8 +35,9 @@ export class LocalSink implements JournalSink {
     return new LocalSink(handle, new JournalCleaner(options.folders, options.redact), options.offThread === true);
   }
 
-  write(batch: (JournalEntry | Flushed)[]): Promise<void> {
-    const records = this.cleaner.records(coalesce(batch));
+  /** Cleans and appends one batch; `had`: its whole exchanges as the caller folded and redacted them already. */
+  write(batch: (JournalEntry | Flushed)[], had?: WholeExchanges): Promise<void> {
+    const records = this.cleaner.records(coalesce(batch), had);
     if (!this.offThread) return writeInSlices(records, SLICE_MS, async (text) => void (await this.handle.write(text)));
     return writeInSlices(records, Number.POSITIVE_INFINITY, async (text) => {
       const bytes = Buffer.from(text);
@@ -44,11 +45,11 @@ export class LocalSink implements JournalSink {
     });
   }
 
-  async close(batch: (JournalEntry | Flushed)[]): Promise<void> {
+  async close(batch: (JournalEntry | Flushed)[], had?: WholeExchanges): Promise<void> {
     // Nothing more will come to finish a held stream: its items are written as they are.
     this.cleaner.closing = true;
     try {
-      await this.write(batch);
+      await this.write(batch, had);
       await this.write(this.cleaner.holding());
     } finally {
       await this.handle.close().catch(() => {});

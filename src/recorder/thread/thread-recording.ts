@@ -1,16 +1,20 @@
 import { open } from 'node:fs/promises';
 import {
   type Interaction,
-  interactionPreparer,
   type MachineFolders,
   type PreparedInteraction,
   portablePass,
   type RedactionConfig,
+  scrubbingPreparer,
 } from '../../cassette/index.js';
+import type { WholeExchanges } from '../journal/clean.js';
 import { foldEntry, openedBy } from '../journal/fold.js';
 import type { Flushed, JournalEntry } from '../journal/format.js';
 import { LocalSink } from '../journal/sink.js';
 import type { Collected } from './protocol.js';
+
+/** A prepared exchange as the thread keeps it until the save collects it. */
+type Ready = Pick<PreparedInteraction, 'secrets' | 'text' | 'scrubbedWith'>;
 
 /** The batch with its bytes as Buffers again: a Buffer that crossed to this thread arrives as a plain Uint8Array. */
 function revived(batch: (JournalEntry | Flushed)[]): (JournalEntry | Flushed)[] {
@@ -27,15 +31,28 @@ function revived(batch: (JournalEntry | Flushed)[]): (JournalEntry | Flushed)[] 
 export class ThreadRecording {
   private readonly bySeq = new Map<number, Interaction>();
   private readonly ended = new Set<number>();
-  private readonly ready = new Map<number, PreparedInteraction>();
-  private readonly prepare: ReturnType<typeof interactionPreparer>;
+  /** What was prepared, without the exchange itself: holding that too kept every exchange twice, one on each thread. */
+  private readonly ready = new Map<number, Ready>();
+  private readonly prepare: ReturnType<typeof scrubbingPreparer>;
+  /**
+   * The journal's whole exchanges as this thread folded them, each prepared for the save as the journal asks
+   * for its line: the journal writes what the preparation redacted, not a redaction of its own.
+   */
+  private readonly had: WholeExchanges = {
+    folded: (seq) => (this.ended.has(seq) ? this.bySeq.get(seq) : undefined),
+    // Only an exchange folded here: one that changed after its end is left to the save, and its line to the journal.
+    redacted: (i) => {
+      const done = this.bySeq.get(i.seq) === i ? this.prepareOne(i) : undefined;
+      return done && { interaction: done.scrubbed, secrets: done.prepared.secrets };
+    },
+  };
 
   private constructor(
     private readonly sink: LocalSink,
     redact: RedactionConfig | undefined,
     folders: MachineFolders | undefined,
   ) {
-    this.prepare = interactionPreparer(redact, portablePass(folders));
+    this.prepare = scrubbingPreparer(redact, portablePass(folders));
   }
 
   static async open(file: string, redact: RedactionConfig | undefined, folders: MachineFolders | undefined): Promise<ThreadRecording> {
@@ -44,12 +61,12 @@ export class ThreadRecording {
 
   /** Appends a batch to the journal and prepares the exchanges it ended. */
   write(batch: (JournalEntry | Flushed)[]): Promise<void> {
-    return this.take(batch, () => this.sink.write(batch));
+    return this.take(batch, () => this.sink.write(batch, this.had));
   }
 
   /** Appends the last batch and closes the journal. */
   close(batch: (JournalEntry | Flushed)[]): Promise<void> {
-    return this.take(batch, () => this.sink.close(batch));
+    return this.take(batch, () => this.sink.close(batch, this.had));
   }
 
   /** What was prepared, for the save. */
@@ -85,26 +102,31 @@ export class ThreadRecording {
     return settled;
   }
 
-  /** Prepares what ended; an exchange prepared is let go here (the recorder holds it), only its text kept. */
+  /** Prepares what ended and the journal did not ask for already. */
   private prepareSettled(seqs: number[]): void {
     for (const seq of seqs) {
       const i = this.bySeq.get(seq);
-      this.bySeq.delete(seq);
-      if (!i) continue;
-      try {
-        this.ready.set(
-          seq,
-          this.prepare(() => i),
-        );
-      } catch {
-        // What cannot be prepared is rendered by the save, which reports it there.
-      }
+      if (i) this.prepareOne(i);
+    }
+  }
+
+  /** Prepares one exchange that ended; it is let go here (the recorder holds it), only its text kept. */
+  private prepareOne(i: Interaction): ReturnType<ThreadRecording['prepare']> | undefined {
+    this.bySeq.delete(i.seq);
+    try {
+      const done = this.prepare(() => i);
+      const { secrets, text, scrubbedWith } = done.prepared;
+      this.ready.set(i.seq, { secrets, text, scrubbedWith });
+      return done;
+    } catch {
+      // What cannot be prepared is rendered by the save, which reports it there.
+      return undefined;
     }
   }
 }
 
 /** The prepared texts as they cross back, with the scrub list the current ones were made with. */
-function collected(ready: Map<number, PreparedInteraction>): Collected {
+function collected(ready: Map<number, Ready>): Collected {
   let list: Collected['list'];
   const items: Collected['items'] = [];
   for (const [seq, p] of ready) {
