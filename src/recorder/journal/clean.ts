@@ -80,22 +80,11 @@ export class JournalCleaner {
         const i = folding.get(e.seq) as Interaction;
         if (!folded.has(e.seq)) foldEntry(i, e, new Set());
         if (e.k !== 'end') continue;
-        yield { k: 'exchange', seq: e.seq, interaction: this.cleanWhole(i, had) };
+        yield { k: 'exchange', seq: e.seq, interaction: cleanWhole(i, had, this.redact, this.portable) };
         // What comes after its end (a frame behind a close) is written as any part is.
         whole.delete(e.seq);
       }
     }
-  }
-
-  /**
-   * A whole exchange as it may reach disk, through the same passes as its parts: or as `had` redacted it for the
-   * save, which learnt its secrets, then scrubbed of those this journal learnt elsewhere (one walk in place of three).
-   */
-  private cleanWhole(i: Interaction, had: WholeExchanges | undefined): Interaction {
-    const done = had?.redacted(i);
-    if (!done) return this.redact.redact(pieceOf(this.portable(i))).interactions[0] as Interaction;
-    this.redact.learnPairs(done.secrets);
-    return this.redact.scrub(done.interaction);
   }
 
   /**
@@ -119,6 +108,22 @@ export class JournalCleaner {
       if (e.k !== 'events' && e.k !== 'frames') yield e;
     }
   }
+}
+
+/**
+ * A whole exchange as it may reach disk, through the same passes as its parts: or as `had` redacted it for the
+ * save, which learnt its secrets, then scrubbed of those the journal learnt elsewhere (one walk in place of three).
+ */
+function cleanWhole(
+  i: Interaction,
+  had: WholeExchanges | undefined,
+  redact: RedactorSession,
+  portable: (i: Interaction) => Interaction,
+): Interaction {
+  const done = had?.redacted(i);
+  if (!done) return redact.redact(pieceOf(portable(i))).interactions[0] as Interaction;
+  redact.learnPairs(done.secrets);
+  return redact.scrub(done.interaction);
 }
 
 /** The exchanges whose every entry is in the batch, from their open to their end. */

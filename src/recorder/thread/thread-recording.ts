@@ -1,20 +1,11 @@
 import { open } from 'node:fs/promises';
-import {
-  type Interaction,
-  type MachineFolders,
-  type PreparedInteraction,
-  portablePass,
-  type RedactionConfig,
-  scrubbingPreparer,
-} from '../../cassette/index.js';
+import type { Interaction, MachineFolders, RedactionConfig } from '../../cassette/index.js';
 import type { WholeExchanges } from '../journal/clean.js';
 import { foldEntry, openedBy } from '../journal/fold.js';
 import type { Flushed, JournalEntry } from '../journal/format.js';
 import { LocalSink } from '../journal/sink.js';
 import type { Collected } from './protocol.js';
-
-/** A prepared exchange as the thread keeps it until the save collects it. */
-type Ready = Pick<PreparedInteraction, 'secrets' | 'text' | 'scrubbedWith'>;
+import { type Prepared, SavePreparation } from './save-preparation.js';
 
 /** The batch with its bytes as Buffers again: a Buffer that crossed to this thread arrives as a plain Uint8Array. */
 function revived(batch: (JournalEntry | Flushed)[]): (JournalEntry | Flushed)[] {
@@ -31,28 +22,15 @@ function revived(batch: (JournalEntry | Flushed)[]): (JournalEntry | Flushed)[] 
 export class ThreadRecording {
   private readonly bySeq = new Map<number, Interaction>();
   private readonly ended = new Set<number>();
-  /** What was prepared, without the exchange itself: holding that too kept every exchange twice, one on each thread. */
-  private readonly ready = new Map<number, Ready>();
-  private readonly prepare: ReturnType<typeof scrubbingPreparer>;
-  /**
-   * The journal's whole exchanges as this thread folded them, each prepared for the save as the journal asks
-   * for its line: the journal writes what the preparation redacted, not a redaction of its own.
-   */
-  private readonly had: WholeExchanges = {
-    folded: (seq) => (this.ended.has(seq) ? this.bySeq.get(seq) : undefined),
-    // Only an exchange folded here: one that changed after its end is left to the save, and its line to the journal.
-    redacted: (i) => {
-      const done = this.bySeq.get(i.seq) === i ? this.prepareOne(i) : undefined;
-      return done && { interaction: done.scrubbed, secrets: done.prepared.secrets };
-    },
-  };
+  private readonly preparation: SavePreparation;
+  private readonly had = wholeExchanges(this.bySeq, this.ended, (i) => this.prepareOne(i));
 
   private constructor(
     private readonly sink: LocalSink,
     redact: RedactionConfig | undefined,
     folders: MachineFolders | undefined,
   ) {
-    this.prepare = scrubbingPreparer(redact, portablePass(folders));
+    this.preparation = new SavePreparation(redact, folders);
   }
 
   static async open(file: string, redact: RedactionConfig | undefined, folders: MachineFolders | undefined): Promise<ThreadRecording> {
@@ -71,7 +49,7 @@ export class ThreadRecording {
 
   /** What was prepared, for the save. */
   collect(): Collected {
-    return collected(this.ready);
+    return this.preparation.collect();
   }
 
   private async take(batch: (JournalEntry | Flushed)[], journal: () => Promise<void>): Promise<void> {
@@ -91,7 +69,7 @@ export class ThreadRecording {
         this.bySeq.set(e.seq, openedBy(e));
       } else if (this.ended.has(e.seq)) {
         // It changed after its end (a frame behind a close): the save renders it from what it became.
-        this.ready.delete(e.seq);
+        this.preparation.forget(e.seq);
         this.bySeq.delete(e.seq);
       } else {
         const i = this.bySeq.get(e.seq);
@@ -111,28 +89,27 @@ export class ThreadRecording {
   }
 
   /** Prepares one exchange that ended; it is let go here (the recorder holds it), only its text kept. */
-  private prepareOne(i: Interaction): ReturnType<ThreadRecording['prepare']> | undefined {
+  private prepareOne(i: Interaction): Prepared | undefined {
     this.bySeq.delete(i.seq);
-    try {
-      const done = this.prepare(() => i);
-      const { secrets, text, scrubbedWith } = done.prepared;
-      this.ready.set(i.seq, { secrets, text, scrubbedWith });
-      return done;
-    } catch {
-      // What cannot be prepared is rendered by the save, which reports it there.
-      return undefined;
-    }
+    return this.preparation.one(i);
   }
 }
 
-/** The prepared texts as they cross back, with the scrub list the current ones were made with. */
-function collected(ready: Map<number, Ready>): Collected {
-  let list: Collected['list'];
-  const items: Collected['items'] = [];
-  for (const [seq, p] of ready) {
-    const current = p.scrubbedWith.list !== undefined;
-    if (current) list = p.scrubbedWith.list;
-    items.push([seq, p.secrets, p.text, current]);
-  }
-  return { list, items };
+/**
+ * The journal's whole exchanges as the thread folded them, each prepared for the save as the journal asks for
+ * its line: the journal writes what the preparation redacted, not a redaction of its own.
+ */
+function wholeExchanges(
+  bySeq: ReadonlyMap<number, Interaction>,
+  ended: ReadonlySet<number>,
+  prepare: (i: Interaction) => Prepared | undefined,
+): WholeExchanges {
+  return {
+    folded: (seq) => (ended.has(seq) ? bySeq.get(seq) : undefined),
+    // Only an exchange folded here: one that changed after its end is left to the save, and its line to the journal.
+    redacted: (i) => {
+      const done = bySeq.get(i.seq) === i ? prepare(i) : undefined;
+      return done && { interaction: done.scrubbed, secrets: done.prepared.secrets };
+    },
+  };
 }
