@@ -4,6 +4,7 @@ import type { WholeExchanges } from '../journal/clean.js';
 import { foldEntry, openedBy } from '../journal/fold.js';
 import type { Flushed, JournalEntry } from '../journal/format.js';
 import { LocalSink } from '../journal/sink.js';
+import { Pacer } from './pacer.js';
 import type { Collected } from './protocol.js';
 import { type Prepared, SavePreparation } from './save-preparation.js';
 
@@ -13,6 +14,9 @@ function revived(batch: (JournalEntry | Flushed)[]): (JournalEntry | Flushed)[] 
   for (const e of batch) if ((e.k === 'request-body' || e.k === 'end') && e.bytes instanceof Uint8Array) e.bytes = asBuffer(e.bytes);
   return batch;
 }
+
+// One per thread: its recordings take turns on it, a batch at a time.
+const pacer = new Pacer();
 
 /**
  * One recording as the recording thread keeps it: its journal, cleaned and written here, and each exchange rebuilt
@@ -34,7 +38,7 @@ export class ThreadRecording {
   }
 
   static async open(file: string, redact: RedactionConfig | undefined, folders: MachineFolders | undefined): Promise<ThreadRecording> {
-    return new ThreadRecording(LocalSink.over(await open(file, 'a'), { redact, folders, offThread: true }), redact, folders);
+    return new ThreadRecording(LocalSink.over(await open(file, 'a'), { redact, folders, offThread: pacer }), redact, folders);
   }
 
   /** Appends a batch to the journal and prepares the exchanges it ended. */
@@ -53,6 +57,7 @@ export class ThreadRecording {
   }
 
   private async take(batch: (JournalEntry | Flushed)[], journal: () => Promise<void>): Promise<void> {
+    pacer.start();
     const settled = this.fold(revived(batch));
     try {
       await journal();
@@ -84,7 +89,9 @@ export class ThreadRecording {
   private prepareSettled(seqs: number[]): void {
     for (const seq of seqs) {
       const i = this.bySeq.get(seq);
-      if (i) this.prepareOne(i);
+      if (!i) continue;
+      pacer.pause();
+      this.prepareOne(i);
     }
   }
 
