@@ -28,6 +28,13 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
+/** A journal with its first line written, and the recording thread's class appending to it (on this thread). */
+async function threadJournal(): Promise<{ file: string; thread: ThreadRecording }> {
+  const file = join(await tempDir(), 'j.journal');
+  await writeFile(file, `${JSON.stringify({ k: 'meta', journal: 1, meta: { recorder: 'test', target: 'http://x', recordedAt: '' } })}\n`);
+  return { file, thread: await ThreadRecording.open(file, undefined, undefined) };
+}
+
 /** JSON echoing the token, a gzip answer, an SSE stream, a POST echoed back, and a 401 naming a machine folder. */
 async function mixedServer(): Promise<TestServer> {
   const server = await startServer(async (req, res) => {
@@ -161,10 +168,7 @@ await recorder.discardJournal();
 }, 30_000);
 
 it('an exchange that changes after it ended is left for the save to render, as on this thread', async () => {
-  const dir = await tempDir();
-  const file = join(dir, 'j.journal');
-  await writeFile(file, `${JSON.stringify({ k: 'meta', journal: 1, meta: { recorder: 'test', target: 'http://x', recordedAt: '' } })}\n`);
-  const thread = await ThreadRecording.open(file, undefined, undefined);
+  const { file, thread } = await threadJournal();
   const request = { method: 'GET', path: '/ws', headers: {} };
   const frame = (text: string, at: number) => ({ k: 'frame' as const, seq: 1, frame: { at, from: 'server' as const, after: 1, text } });
   const entries: JournalEntry[] = [
@@ -206,10 +210,7 @@ it('an exchange that changes after it ended is left for the save to render, as o
 });
 
 it("a whole exchange's journal line is the save's redaction, scrubbed too of what the journal learnt from a stream still open", async () => {
-  const dir = await tempDir();
-  const file = join(dir, 'j.journal');
-  await writeFile(file, `${JSON.stringify({ k: 'meta', journal: 1, meta: { recorder: 'test', target: 'http://x', recordedAt: '' } })}\n`);
-  const thread = await ThreadRecording.open(file, undefined, undefined);
+  const { file, thread } = await threadJournal();
   // A stream opened with a credential, still open: the save's preparation has not seen it, the journal has.
   await thread.write([
     { k: 'open', seq: 1, request: { method: 'GET', path: '/events', headers: { authorization: `Bearer ${TOKEN}` } }, start: 0 },
@@ -241,10 +242,7 @@ it("a whole exchange's journal line is the save's redaction, scrubbed too of wha
 });
 
 it('what a whole exchange taught the save is scrubbed from the stream parts journaled after it', async () => {
-  const dir = await tempDir();
-  const file = join(dir, 'j.journal');
-  await writeFile(file, `${JSON.stringify({ k: 'meta', journal: 1, meta: { recorder: 'test', target: 'http://x', recordedAt: '' } })}\n`);
-  const thread = await ThreadRecording.open(file, undefined, undefined);
+  const { file, thread } = await threadJournal();
   await thread.write([
     { k: 'open', seq: 1, request: { method: 'GET', path: '/me', headers: { authorization: `Bearer ${TOKEN}` } }, start: 0 },
     { k: 'response', seq: 1, at: 1, status: 204, headers: {}, kind: 'body' },
