@@ -14,6 +14,8 @@ const FLOW_KEYS = new Set(['json', 'headers', 'trailers', 'timing']);
 const RECORD_KEYS = new Set(['headers', 'trailers', 'labels']);
 /** Flow values up to this length stay on one line; longer ones are pretty-printed. */
 const INLINE_FLOW_LIMIT = 100;
+/** How many keys, and sets of keys, the writer remembers formatted and ordered. */
+const MEMO_LIMIT = 1024;
 
 const KEY_RANK = [
   'version',
@@ -82,8 +84,17 @@ function yamlSafeJson(value: unknown, space?: number): string {
   return escapeUnsafe(JSON.stringify(value, null, space));
 }
 
+// The same few keys come back in every interaction: each is formatted once (a bounded memo, labels being free-form).
+const formattedKeys = new Map<string, string>();
+
 function formatKey(key: string): string {
-  return PLAIN_KEY.test(key) && !RESERVED_KEY.test(key) ? key : yamlSafeJson(key);
+  let formatted = formattedKeys.get(key);
+  if (formatted === undefined) {
+    formatted = PLAIN_KEY.test(key) && !RESERVED_KEY.test(key) ? key : yamlSafeJson(key);
+    if (formattedKeys.size >= MEMO_LIMIT) formattedKeys.clear();
+    formattedKeys.set(key, formatted);
+  }
+  return formatted;
 }
 
 /** A string as a quoted scalar: single quotes when that spares escaping JSON text. */
@@ -115,31 +126,54 @@ function formatScalar(v: unknown): string {
 
 /** Appends a flow (JSON) value; multi-line ones are indented under their key. */
 function pushFlow(out: string[], head: string, value: unknown, indent: number): void {
-  const compact = yamlSafeJson(value);
-  if (compact.length <= INLINE_FLOW_LIMIT || typeof value !== 'object' || value === null) {
-    out.push(`${head}${compact}`);
-    return;
+  const oneLine = typeof value !== 'object' || value === null;
+  const raw = JSON.stringify(value);
+  // Escaping only lengthens a text: one too long as it is is never escaped for a line it will not go on.
+  if (oneLine || raw.length <= INLINE_FLOW_LIMIT) {
+    const compact = escapeUnsafe(raw);
+    if (oneLine || compact.length <= INLINE_FLOW_LIMIT) {
+      out.push(`${head}${compact}`);
+      return;
+    }
   }
-  const pad = ' '.repeat(indent + 2);
-  const lines = yamlSafeJson(value, 2).split('\n');
-  out.push(`${head}${lines[0]}`);
-  for (let i = 1; i < lines.length; i++) out.push(pad + lines[i]);
+  // JSON text holds a raw line break only between its lines (one inside a string is escaped): each one is indented.
+  out.push(`${head}${yamlSafeJson(value, 2).replaceAll('\n', `\n${' '.repeat(indent + 2)}`)}`);
 }
 
-function orderedEntries(obj: Record<string, unknown>, isRecord: boolean): [string, unknown][] {
-  const entries = Object.entries(obj).filter(([, v]) => v !== undefined);
-  return entries.sort(([a], [b]) => (isRecord ? (a < b ? -1 : a > b ? 1 : 0) : compareKeys(a, b)));
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+// Interactions repeat a few sets of keys (and of header names): each set is put in order once (a bounded memo).
+const sortedKeySets = [new Map<string, string[]>(), new Map<string, string[]>()];
+
+/** The object's keys in canonical order: ranked, or by name for a free-form record. */
+function orderedKeys(obj: Record<string, unknown>, isRecord: boolean): string[] {
+  const keys = Object.keys(obj);
+  const memo = sortedKeySets[isRecord ? 1 : 0] as Map<string, string[]>;
+  const set = keys.join('\n');
+  let sorted = memo.get(set);
+  // Joined, two different sets can read alike (a key may hold the separator): a remembered order serves only its own.
+  if (sorted !== undefined && (sorted.length !== keys.length || !sorted.every((k) => Object.hasOwn(obj, k)))) sorted = undefined;
+  if (sorted === undefined) {
+    sorted = keys.sort(isRecord ? byName : compareKeys);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(set, sorted);
+  }
+  return sorted;
 }
 
 /** A copy of a small map with its keys in canonical order, for flow output. */
 function orderedObject(value: unknown, isRecord: boolean): unknown {
-  return isPlainObject(value) ? Object.fromEntries(orderedEntries(value, isRecord)) : value;
+  if (!isPlainObject(value)) return value;
+  const copy: Record<string, unknown> = {};
+  for (const k of orderedKeys(value, isRecord)) if (value[k] !== undefined) copy[k] = value[k];
+  return copy;
 }
 
 function pushMapping(out: string[], obj: Record<string, unknown>, indent: number, isRecord: boolean, firstPrefix?: string): void {
   const pad = ' '.repeat(indent);
   let first = true;
-  for (const [key, value] of orderedEntries(obj, isRecord)) {
+  for (const key of orderedKeys(obj, isRecord)) {
+    const value = obj[key];
+    if (value === undefined) continue;
     const head = `${first && firstPrefix !== undefined ? firstPrefix : pad}${formatKey(key)}:`;
     first = false;
     if (!isRecord && FLOW_KEYS.has(key)) {

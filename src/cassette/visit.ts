@@ -82,7 +82,7 @@ export function visitInteraction(i: Interaction, v: InteractionVisitor): Interac
  * A JSON value with every string (and, with `key`, every object key) mapped;
  * `value` is told the key the string stands under, if any, and the key that
  * holds its object (`hosts` for `{"hosts":[{"name":…}]}`), and may return a
- * value of another type.
+ * value of another type. What no mapping changed is the input's own, not a copy.
  */
 export function mapJsonStrings(
   value: unknown,
@@ -91,9 +91,30 @@ export function mapJsonStrings(
   owner?: string,
 ): unknown {
   if (typeof value === 'string') return f.value(value, key, owner);
-  if (Array.isArray(value)) return value.map((v) => mapJsonStrings(v, f, key, owner));
-  if (value && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [f.key ? f.key(k) : k, mapJsonStrings(v, f, k, key)]));
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let n = 0; n < value.length; n++) {
+      const v: unknown = value[n];
+      const mapped = mapJsonStrings(v, f, key, owner);
+      if (mapped !== v) out ??= value.slice(0, n);
+      out?.push(mapped);
+    }
+    return out ?? value;
+  }
+  if (value && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record);
+    let out: [string, unknown][] | undefined;
+    for (let n = 0; n < keys.length; n++) {
+      const k = keys[n] as string;
+      const v = record[k];
+      const name = f.key ? f.key(k) : k;
+      const mapped = mapJsonStrings(v, f, k, key);
+      if (name !== k || mapped !== v) out ??= keys.slice(0, n).map((j) => [j, record[j]]);
+      out?.push([name, mapped]);
+    }
+    return out ? Object.fromEntries(out) : value;
+  }
   return value;
 }
 

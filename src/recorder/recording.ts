@@ -47,6 +47,9 @@ type RecordingOptions = Pick<
  */
 export async function openRecording(options: RecordingOptions, target: TargetUrl): Promise<Recording> {
   const meta = metaFor(options, target);
+  // The save redacts on this thread, and its first redactor compiles the secret rules (some 20 ms of a core, once
+  // per process): compiled now, while the recorder starts, so a stop does not wait for them.
+  if (options.journal) makeRedactor(options.journal.redact);
   // A recording bound for a file is journaled and prepared for its save as it goes, with one redaction: on the
   // recording thread where there is one, so the thread that forwards the traffic does neither (decision 0022).
   const thread = options.journal && offThread(options.journal.redact, options.folders);
