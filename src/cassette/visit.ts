@@ -78,6 +78,18 @@ export function visitInteraction(i: Interaction, v: InteractionVisitor): Interac
   return { ...out, response };
 }
 
+/** The items mapped: the very array given when no item changed, else a copy from the first change on. */
+export function mapShared<T>(items: readonly T[], f: (item: T) => T): T[] {
+  let out: T[] | undefined;
+  for (let n = 0; n < items.length; n++) {
+    const item = items[n] as T;
+    const mapped = f(item);
+    if (mapped !== item) out ??= items.slice(0, n);
+    out?.push(mapped);
+  }
+  return out ?? (items as T[]);
+}
+
 /**
  * A JSON value with every string (and, with `key`, every object key) mapped;
  * `value` is told the key the string stands under, if any, and the key that
@@ -91,16 +103,7 @@ export function mapJsonStrings(
   owner?: string,
 ): unknown {
   if (typeof value === 'string') return f.value(value, key, owner);
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let n = 0; n < value.length; n++) {
-      const v: unknown = value[n];
-      const mapped = mapJsonStrings(v, f, key, owner);
-      if (mapped !== v) out ??= value.slice(0, n);
-      out?.push(mapped);
-    }
-    return out ?? value;
-  }
+  if (Array.isArray(value)) return mapShared(value, (v) => mapJsonStrings(v, f, key, owner));
   if (value && typeof value === 'object') {
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record);

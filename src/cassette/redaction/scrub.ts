@@ -1,5 +1,5 @@
 import type { Body, SseItem } from '../schema.js';
-import type { InteractionVisitor } from '../visit.js';
+import { type InteractionVisitor, mapShared } from '../visit.js';
 import { PLACEHOLDER, redactionPlaceholder } from './config.js';
 import { isScheme, kept, type Under } from './secrecy.js';
 import { type SecretEntry, secretsIn } from './secret-index.js';
@@ -28,16 +28,7 @@ export function scrub(r: Redaction, text: string, secrets: Secrets): string {
 
 /** The value with its secrets replaced: the very value given when nothing in it changed, so no copy is made. */
 export function scrubJson(r: Redaction, value: unknown, secrets: Secrets, under?: Under): unknown {
-  if (Array.isArray(value)) {
-    let out: unknown[] | undefined;
-    for (let k = 0; k < value.length; k++) {
-      const v: unknown = value[k];
-      const clean = scrubJson(r, v, secrets, under);
-      if (clean !== v) out ??= value.slice(0, k);
-      out?.push(clean);
-    }
-    return out ?? value;
-  }
+  if (Array.isArray(value)) return mapShared(value as unknown[], (v) => scrubJson(r, v, secrets, under));
   if (value && typeof value === 'object') {
     const entries = Object.entries(value);
     let changed = false;
