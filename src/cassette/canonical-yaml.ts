@@ -164,7 +164,13 @@ function orderedKeys(obj: Record<string, unknown>, isRecord: boolean): string[] 
 function orderedObject(value: unknown, isRecord: boolean): unknown {
   if (!isPlainObject(value)) return value;
   const copy: Record<string, unknown> = {};
-  for (const k of orderedKeys(value, isRecord)) if (value[k] !== undefined) copy[k] = value[k];
+  for (const k of orderedKeys(value, isRecord)) {
+    const v = value[k];
+    if (v === undefined) continue;
+    // A header named `__proto__` is a key like any other here, never the copy's prototype.
+    if (k === '__proto__') Object.defineProperty(copy, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else copy[k] = v;
+  }
   return copy;
 }
 
