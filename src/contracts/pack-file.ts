@@ -78,6 +78,7 @@ export const packFileSchema = z.strictObject({
   openVocabulary: z.boolean().optional(),
   optional: z.array(z.string()).optional(),
   noise: z.array(z.string()).optional(),
+  reorderable: z.array(z.string()).optional(),
   rules: z.array(fileRule).min(1),
 });
 export type PackFile = z.input<typeof packFileSchema>;
@@ -159,6 +160,7 @@ export function readPackFile(file: string): Pack {
     ...(data.openVocabulary !== undefined ? { openVocabulary: data.openVocabulary } : {}),
     ...(data.optional ? { optional: data.optional } : {}),
     ...(data.noise ? { noise: data.noise } : {}),
+    ...(data.reorderable ? { reorderable: data.reorderable } : {}),
   };
 }
 

@@ -51,6 +51,12 @@ export interface Pack {
    */
   noise?: string[];
   /**
+   * Event types whose events may come in any order among themselves. By default the fuzzer never moves an event
+   * past one of its type that shares a key (a message id, an item id, an index): a message's deltas carry its text
+   * in order. List a type here only where the protocol says its order is free.
+   */
+  reorderable?: string[];
+  /**
    * A profile of another pack's protocol (one server's dialect, one harness's
    * ordering): never chosen for a cassette by its traffic alone, only by name.
    */

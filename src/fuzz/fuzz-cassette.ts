@@ -5,17 +5,11 @@ import type { FetchLike } from '../families/kit/index.js';
 import { cassetteFetch } from '../probing/index.js';
 import type { NamedCassette, ReplayOptions } from '../replayer/index.js';
 import { variationArbitrary } from './arbitraries.js';
+import { describeMiss, echoesVariation } from './client-misses.js';
 import { FuzzError } from './errors.js';
+import { eventLabels } from './labels.js';
 import { transportReframing } from './transport.js';
-import {
-  applyVariation,
-  eventLabels,
-  type Transport,
-  transportSchema,
-  type Variation,
-  type VariationSpace,
-  variationSpace,
-} from './variation.js';
+import { applyVariation, type Transport, transportSchema, type Variation, type VariationSpace, variationSpace } from './variation.js';
 
 export interface FuzzOptions {
   /** How reports and saved counterexamples name the cassette. */
@@ -82,6 +76,8 @@ export interface FuzzReport {
   name: string;
   seed: number;
   runs: number;
+  /** Variations the recording could not answer because the client rightly sent back the varied text; not counted in `runs`. */
+  unreplayable: number;
   failure?: FuzzCounterexample;
 }
 
@@ -95,22 +91,40 @@ function makeCase(space: VariationSpace, variation: Variation, replay: ReplayOpt
   const { reframe, log, cut } = transportReframing(varied.cassette, space.sse, variation.transport);
   const options: ReplayOptions = { ...replay, reframe };
   const cassettes = [{ name: space.name, cassette: varied.cassette }];
+  const fetch = cassetteFetch(cassettes, options);
   const c: FuzzCase = {
     cassette: varied.cassette,
     variation,
     applied: varied.applied,
     replay: options,
     cassettes,
-    fetch: cassetteFetch(cassettes, options),
+    fetch,
   };
-  return { c, log, touched: () => [...new Set([...varied.changed, ...cut])].sort((a, b) => a - b) };
+  return { c, engine: fetch.engine, log, touched: () => [...new Set([...varied.changed, ...cut])].sort((a, b) => a - b) };
 }
 
 /** A fresh 32-bit seed, for runs that were not given one (it is printed, so any run can be repeated). */
 export const newSeed = (): number => (Date.now() ^ (Math.random() * 0x100000000)) >>> 0;
 
-async function holds(property: FuzzProperty, c: FuzzCase): Promise<void> {
-  if ((await property(c)) === false) throw new Error('the property returned false');
+type MadeCase = ReturnType<typeof makeCase>;
+
+/**
+ * Runs the property on one case. When it fails and the client had sent a request the variation lacks, the
+ * failure is that request, named with the nearest recorded one; a miss that only echoes the varied text back
+ * is a variation the recording cannot replay, skipped (`fc.pre`), not a broken client.
+ */
+async function holds(property: FuzzProperty, made: MadeCase): Promise<void> {
+  let failure: unknown;
+  try {
+    if ((await property(made.c)) === false) failure = new Error('the property returned false');
+  } catch (err) {
+    failure = err;
+  }
+  if (failure === undefined) return;
+  const miss = made.engine.misses[0];
+  if (!miss) throw failure;
+  fc.pre(!echoesVariation(miss, made.c.applied));
+  throw new Error(describeMiss(miss));
 }
 
 /**
@@ -123,16 +137,17 @@ export async function exploreCassette(cassette: Cassette, options: FuzzOptions, 
   const seed = options.seed ?? newSeed();
   const arbitrary = variationArbitrary(space, options);
   const details = await fc.check(
-    fc.asyncProperty(arbitrary, (v) => holds(property, makeCase(space, v, options.replay).c)),
+    fc.asyncProperty(arbitrary, (v) => holds(property, makeCase(space, v, options.replay))),
     { numRuns: options.runs ?? 100, seed, ...(options.path ? { path: options.path } : {}) },
   );
-  if (!details.failed || !details.counterexample) return { name, seed, runs: details.numRuns };
+  const unreplayable = details.numSkips;
+  if (!details.failed || !details.counterexample) return { name, seed, runs: details.numRuns, unreplayable };
   const [variation] = details.counterexample;
   const again = makeCase(space, variation, options.replay);
   let error = String((details.errorInstance as Error | undefined)?.message ?? details.errorInstance);
   let reproduced = true;
   try {
-    await holds(property, again.c);
+    await holds(property, again);
     reproduced = false;
   } catch (err) {
     error = (err as Error).message;
@@ -164,13 +179,15 @@ export async function exploreCassette(cassette: Cassette, options: FuzzOptions, 
     await writeCassetteAtomic(options.saveCounterexample, { ...again.c.cassette, meta: { ...again.c.cassette.meta, labels } });
     failure.saved = options.saveCounterexample;
   }
-  return { name, seed, runs: details.numRuns, failure };
+  return { name, seed, runs: details.numRuns, unreplayable, failure };
 }
 
 /** The counterexample as a report: how to reproduce it, what changed, and the event sequence that broke the property. */
 export function formatCounterexample(report: FuzzReport): string {
   const f = report.failure;
-  if (!f) return `${report.name}: ${report.runs} legal variations, the property held`;
+  const skipped =
+    report.unreplayable > 0 ? ` (${report.unreplayable} more the recording cannot replay: the client sent back varied text)` : '';
+  if (!f) return `${report.name}: ${report.runs} legal variations, the property held${skipped}`;
   const lines = [
     `${report.name}: a legal variation broke the property after ${f.runs} variation(s), shrunk in ${f.shrinks} step(s)`,
     `  reproduce: seed ${f.seed}, path ${JSON.stringify(f.path)}${f.reproduced ? '' : ' (it passed when replayed once more: timing-dependent)'}`,

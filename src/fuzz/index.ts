@@ -13,12 +13,13 @@ export {
   newSeed,
 } from './fuzz-cassette.js';
 export { fuzzProbes, type ProbeFuzzOptions, type ProbeFuzzRow } from './fuzz-probes.js';
+export { keysOf } from './key-order.js';
+export { labelOf } from './labels.js';
 export { violationsOf } from './legality.js';
 export { transportReframing } from './transport.js';
 export {
   applyVariation,
   type Edit,
-  labelOf,
   type Transport,
   type Variation,
   type VariationSpace,

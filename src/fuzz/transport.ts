@@ -1,7 +1,8 @@
 import type { Cassette, SseItem } from '../cassette/index.js';
 import type { EntryInfo, ReplayOptions } from '../replayer/index.js';
 import { serializeSseFrame } from '../sse/index.js';
-import { type Cut, labelOf, type Transport } from './variation.js';
+import { labelOf } from './labels.js';
+import type { Cut, Transport } from './variation.js';
 
 const LF = 10;
 const CR = 13;

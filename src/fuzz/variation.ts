@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { type Cassette, frameJson, type Interaction, type SseItem, type WsFrame } from '../cassette/index.js';
 import { frameType, itemType, type Pack } from '../contracts/index.js';
 import { FuzzError } from './errors.js';
+import { moveEvent } from './key-order.js';
+import { labelOf } from './labels.js';
 import { violationsOf } from './legality.js';
 import { type KeepsMeaning, keepsMeaningIn } from './meaning.js';
 import { packsFor } from './packs-for.js';
@@ -55,6 +57,8 @@ export interface VariationSpace {
   sources: SseItem[];
   /** Event types the property under test observes: never inserted or deleted. */
   keep: Set<string>;
+  /** Event types a pack lets come in any order among themselves (`reorderable`): moves may pass one of its key. */
+  reorderable: Set<string>;
   comments: boolean;
 }
 
@@ -64,24 +68,6 @@ export interface VariedCassette {
   applied: string[];
   /** Seqs of the interactions whose streams changed. */
   changed: number[];
-}
-
-/** How a report lists an interaction's events: each SSE event's label, or each WebSocket frame's type. */
-export function eventLabels(interaction: Interaction | undefined): string[] {
-  const { stream, websocket } = interaction?.response ?? {};
-  return stream ? stream.events.map(labelOf) : (websocket?.frames ?? []).map(frameType);
-}
-
-/** `session.status[idle]`: the type, and the status when there is one, as reports print an event. */
-export function labelOf(item: SseItem): string {
-  const type = itemType(item);
-  if (item.data === undefined || type === ':comment') return type;
-  try {
-    const status = (JSON.parse(item.data) as { status?: unknown }).status;
-    return typeof status === 'string' ? `${type}[${status}]` : type;
-  } catch {
-    return type;
-  }
 }
 
 /** Works out what may vary in `cassette`; it must already satisfy its packs. */
@@ -115,6 +101,7 @@ export function variationSpace(
     optional,
     sources,
     keep,
+    reorderable: new Set(packs.flatMap((p) => p.reorderable ?? [])),
     comments: !packs.some((p) => p.rules.some((r) => r.kind === 'framing' && r.forbid.includes('comment'))),
   };
   const broken = violationsOf(cassette, space);
@@ -180,15 +167,6 @@ function writeFrames(frames: WsFrame[], items: SseItem[]): WsFrame[] {
   return keyed.map((k) => k.frame);
 }
 
-/** Keeps recorded times in order around an event placed at `k`. */
-function fitTime(events: SseItem[], k: number): void {
-  const item = events[k] as SseItem;
-  const lo = events[k - 1]?.at ?? Number.NEGATIVE_INFINITY;
-  const hi = events[k + 1]?.at ?? Number.POSITIVE_INFINITY;
-  const at = Math.min(Math.max(item.at, lo), Math.max(lo, hi));
-  if (at !== item.at) events[k] = { ...item, at };
-}
-
 /** An item placed at `p`: its `after` is its predecessor's, so it is released with it. */
 function placed(events: SseItem[], p: number, fields: Omit<SseItem, 'at' | 'after'>): SseItem {
   const near = (events[p - 1] ?? events[p]) as SseItem;
@@ -200,20 +178,8 @@ function applyEdit(space: VariationSpace, events: SseItem[], edit: Edit, frames:
   const n = events.length;
   if (n === 0) return undefined;
   switch (edit.op) {
-    case 'move': {
-      const i = edit.event % n;
-      const after = (events[i] as SseItem).after;
-      let first = i;
-      let last = i;
-      while (first > 0 && (events[first - 1] as SseItem).after === after) first--;
-      while (last < n - 1 && (events[last + 1] as SseItem).after === after) last++;
-      const to = first + (edit.to % (last - first + 1));
-      if (to === i) return undefined;
-      const [item] = events.splice(i, 1) as [SseItem];
-      events.splice(to, 0, item);
-      fitTime(events, to);
-      return `moved ${labelOf(item)} from #${i} to #${to}`;
-    }
+    case 'move':
+      return moveEvent(events, edit, space.reorderable);
     case 'insert': {
       if (space.sources.length === 0) return undefined;
       const p = edit.at % (n + 1);

@@ -1,7 +1,7 @@
 import { MISSES_KEPT, type ReplayAnswer, STRICT_MISS_STATUS } from './answer-types.js';
 import { type NearMiss, UnmatchedRequestError } from './errors.js';
 import type { MatchPlaces } from './match-config.js';
-import { differences, type ReplayRequest, type RequestShape } from './match-request.js';
+import { bodyDistance, differences, type ReplayRequest, type RequestShape } from './match-request.js';
 import type { RouteIndex } from './route-index.js';
 
 /** The requests that matched nothing: the latest few kept for a report, all of them counted (what an engine reports). */
@@ -40,6 +40,16 @@ export interface MissHow {
   places?: MatchPlaces | undefined;
 }
 
+/**
+ * How near a recorded request is: the places it differs in, and, where only its body differs, in how many
+ * fields (a conversation's second turn is nearer to the recorded second turn than to the first).
+ */
+function nearness<E>(recorded: RequestShape, live: RequestShape, e: E) {
+  const differs = differences(recorded, live);
+  const body = differs.every((d) => d.path.startsWith('body')) ? bodyDistance(recorded, live) : 0;
+  return { e, differs, body };
+}
+
 /** The answer to a request that matched nothing: the three nearest recorded requests and how each differs. */
 export function unmatchedAnswer(
   index: RouteIndex,
@@ -49,8 +59,8 @@ export function unmatchedAnswer(
 ): Extract<ReplayAnswer, { kind: 'unmatched' }> {
   index.indexAll();
   const nearest: NearMiss[] = index.entries
-    .map((e) => ({ e, differs: differences(e.shape as RequestShape, shape) }))
-    .sort((a, b) => a.differs.length - b.differs.length || a.e.interaction.seq - b.e.interaction.seq)
+    .map((e) => nearness(e.shape as RequestShape, shape, e))
+    .sort((a, b) => a.differs.length - b.differs.length || a.body - b.body || a.e.interaction.seq - b.e.interaction.seq)
     .slice(0, 3)
     .map(({ e, differs }) => ({
       seq: e.interaction.seq,

@@ -25,7 +25,9 @@ function parseRuns(value: string): number {
 
 function describeRow(r: ProbeFuzzRow): string {
   const f = r.report.failure;
-  if (!f) return `ok   ${r.harness} ${r.probe}: ${r.report.runs} legal variations, verdict ${r.expected} held\n`;
+  const unreplayable =
+    r.report.unreplayable > 0 ? ` (${r.report.unreplayable} more the recording cannot replay: the driver sent back varied text)` : '';
+  if (!f) return `ok   ${r.harness} ${r.probe}: ${r.report.runs} legal variations, verdict ${r.expected} held${unreplayable}\n`;
   const head = `FAIL ${r.harness} ${r.probe}: verdict ${r.replayed ?? '?'} instead of ${r.expected} on variation ${f.runs}`;
   return `${head}\n${formatCounterexample(r.report)
     .split('\n')

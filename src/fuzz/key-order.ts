@@ -1,0 +1,73 @@
+import { isRecord, type SseItem } from '../cassette/index.js';
+import { itemType } from '../contracts/index.js';
+import { labelOf } from './labels.js';
+
+/**
+ * A field that says which message, item, call, part or index an event belongs to: `id`, `item_id`, `messageId`,
+ * `toolCallID`, `output_index`, `index`. Deltas of one key carry their text in order.
+ */
+const KEY_NAME = /^(id|index)$|[_-](id|index)$|[a-z0-9](Id|ID|Index)$/;
+// Keys sit at the top or a little below it (`part.messageID`, `properties.info.id`); deeper is content, not identity.
+const KEY_DEPTH = 3;
+
+function collectKeys(value: unknown, path: string, depth: number, out: Set<string>): void {
+  if (!isRecord(value) || depth > KEY_DEPTH) return;
+  for (const [name, v] of Object.entries(value)) {
+    const at = path === '' ? name : `${path}.${name}`;
+    if ((typeof v === 'string' || typeof v === 'number') && KEY_NAME.test(name)) out.add(`${at}=${v}`);
+    else if (isRecord(v)) collectKeys(v, at, depth + 1, out);
+  }
+}
+
+/** The key values an event carries (`item_id=msg_1`), read from its JSON data; none for text or a comment. */
+export function keysOf(item: SseItem): Set<string> {
+  const keys = new Set<string>();
+  if (item.data === undefined) return keys;
+  try {
+    collectKeys(JSON.parse(item.data), '', 0, keys);
+  } catch {
+    // Not JSON: nothing names what it belongs to.
+  }
+  return keys;
+}
+
+/** Whether two events are of one type and share a key value: their order is part of what the stream says. */
+export function sameTypeAndKey(a: SseItem, b: SseItem, reorderable: ReadonlySet<string>): boolean {
+  const type = itemType(a);
+  if (type !== itemType(b) || reorderable.has(type)) return false;
+  const keys = keysOf(a);
+  for (const k of keysOf(b)) if (keys.has(k)) return true;
+  return false;
+}
+
+/** Keeps recorded times in order around an event placed at `k`. */
+function fitTime(events: SseItem[], k: number): void {
+  const item = events[k] as SseItem;
+  const lo = events[k - 1]?.at ?? Number.NEGATIVE_INFINITY;
+  const hi = events[k + 1]?.at ?? Number.POSITIVE_INFINITY;
+  const at = Math.min(Math.max(item.at, lo), Math.max(lo, hi));
+  if (at !== item.at) events[k] = { ...item, at };
+}
+
+/**
+ * Moves event `event` among those released by the same request (same `after`), never past an event of its type
+ * and key (a message's deltas keep their order, whatever the pack says, unless it lists the type as reorderable).
+ * Returns what it did, or undefined when the move does not apply.
+ */
+export function moveEvent(events: SseItem[], edit: { event: number; to: number }, reorderable: ReadonlySet<string>): string | undefined {
+  const n = events.length;
+  const i = edit.event % n;
+  const item = events[i] as SseItem;
+  let first = i;
+  let last = i;
+  while (first > 0 && (events[first - 1] as SseItem).after === item.after) first--;
+  while (last < n - 1 && (events[last + 1] as SseItem).after === item.after) last++;
+  const to = first + (edit.to % (last - first + 1));
+  if (to === i) return undefined;
+  const passed = to > i ? events.slice(i + 1, to + 1) : events.slice(to, i);
+  if (passed.some((e) => sameTypeAndKey(item, e, reorderable))) return undefined;
+  events.splice(i, 1);
+  events.splice(to, 0, item);
+  fitTime(events, to);
+  return `moved ${labelOf(item)} from #${i} to #${to}`;
+}
