@@ -1,7 +1,8 @@
 import { MISSES_KEPT, type ReplayAnswer, STRICT_MISS_STATUS } from './answer-types.js';
+import { bodyDistance, differences } from './differences.js';
 import { type NearMiss, UnmatchedRequestError } from './errors.js';
 import type { MatchPlaces } from './match-config.js';
-import { bodyDistance, differences, type ReplayRequest, type RequestShape } from './match-request.js';
+import type { ReplayRequest, RequestShape } from './match-request.js';
 import type { RouteIndex } from './route-index.js';
 
 /** The requests that matched nothing: the latest few kept for a report, all of them counted (what an engine reports). */

@@ -1,7 +1,8 @@
 import { payloadFromWire, payloadOf, type WsFrame, type WsPayload, type WsSession } from '../../cassette/index.js';
+import { firstDifference } from '../differences.js';
 import { type NearMiss, UnmatchedRequestError } from '../errors.js';
 import { equalModuloIssued, type IssuedNames, type IssuedValues } from '../issued-values.js';
-import { firstDifference, stableKey } from '../match-request.js';
+import { stableKey } from '../match-request.js';
 import { comparable } from './rpc.js';
 
 /** A live client frame, the recorded ones it was tried against, the one it is (if any) and the id swaps that takes. */
