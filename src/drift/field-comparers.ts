@@ -5,7 +5,7 @@ const types = (s: Set<JsonType>) => [...s].filter((t) => t !== 'null').sort();
 export const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 /** The path itself, or a field or element under it. */
 const within = (path: string, roots: readonly string[]) =>
-  roots.some((r) => path === r || path.startsWith(`${r}.`) || path.startsWith(`${r}[]`));
+  roots.some((r) => path === r || path.startsWith(`${r}.`) || path.startsWith(`${r}[]`) || path.startsWith(`${r}{}`));
 
 export function compareShapes(scope: string, subject: string, base: Shape, cand: Shape, out: Finding[], raced: readonly string[]): void {
   const removed: string[] = [];

@@ -125,7 +125,9 @@ function addRoutes(profile: Profile, cassette: Cassette, ignore: (path: string) 
 
 function addCassette(profile: Profile, name: string, cassette: Cassette, config: DriftConfig, turnStarts?: readonly TurnStart[]): void {
   const ignore = (path: string) =>
-    config.ignoreFields.some((f) => f === path || path.endsWith(`.${f}`) || path.startsWith(`${f}.`) || path.startsWith(`${f}[]`));
+    config.ignoreFields.some(
+      (f) => f === path || path.endsWith(`.${f}`) || path.startsWith(`${f}.`) || path.startsWith(`${f}[]`) || path.startsWith(`${f}{}`),
+    );
   profile.probes.push(name);
   for (const i of cassette.interactions) {
     const last = Math.max(i.timing.end ?? i.timing.start, ...(i.response?.stream?.events ?? []).map((e) => e.at));

@@ -11,7 +11,25 @@ export function jsonType(v: unknown): JsonType {
   return t === 'object' ? 'object' : t === 'number' || t === 'bigint' ? 'number' : t === 'boolean' ? 'boolean' : 'string';
 }
 
-/** Adds what one value shows of its shape: `a.b`, and `a[].c` for array elements. */
+// A JSON document sent as a string (a tool's result, a call's arguments) is read up to this size; past it, text.
+const EMBEDDED_MAX = 1 << 20;
+
+/**
+ * The object or array a string holds as JSON text (`"{\"temp\":21}"`), or undefined for any other string: drift
+ * looks inside it as `path{}` (`content{}.humidity`), so a field added there is named.
+ */
+export function embeddedJson(value: string): object | undefined {
+  const first = value.charCodeAt(0);
+  if ((first !== 123 && first !== 91) || value.length > EMBEDDED_MAX) return undefined; // `{` or `[`
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return parsed !== null && typeof parsed === 'object' ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Adds what one value shows of its shape: `a.b`, `a[].c` for array elements, `a{}.c` inside JSON text. */
 export function addToShape(shape: Shape, value: unknown, path = '', ignore?: (path: string) => boolean): void {
   if (path && ignore?.(path)) return;
   const type = jsonType(value);
@@ -24,6 +42,9 @@ export function addToShape(shape: Shape, value: unknown, path = '', ignore?: (pa
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) addToShape(shape, v, path ? `${path}.${k}` : k, ignore);
   } else if (type === 'array') {
     for (const v of value as unknown[]) addToShape(shape, v, `${path}[]`, ignore);
+  } else if (type === 'string' && path) {
+    const inner = embeddedJson(value as string);
+    if (inner) addToShape(shape, inner, `${path}{}`, ignore);
   }
 }
 
@@ -39,6 +60,10 @@ function presentPaths(value: unknown, path: string, ignore: ((path: string) => b
   if (Array.isArray(value)) for (const v of value) presentPaths(v, `${path}[]`, ignore, out);
   else if (value && typeof value === 'object')
     for (const [k, v] of Object.entries(value)) presentPaths(v, path ? `${path}.${k}` : k, ignore, out);
+  else if (typeof value === 'string' && path) {
+    const inner = embeddedJson(value);
+    if (inner) presentPaths(inner, `${path}{}`, ignore, out);
+  }
 }
 
 /** Counts one occurrence and every field path present in it (once per occurrence). */
@@ -57,6 +82,8 @@ const VALUES_KEPT = 16;
 export function recordValues(values: Values, value: unknown, ignore?: (path: string) => boolean, path = ''): void {
   if (path && ignore?.(path)) return;
   if (typeof value === 'string' && path) {
+    const inner = embeddedJson(value);
+    if (inner) return recordValues(values, inner, ignore, `${path}{}`);
     let v = values.get(path);
     if (!v) values.set(path, (v = { values: new Map(), open: false }));
     if (v.open) return;
