@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { TapedeckError } from '../errors.js';
 import { describeIssue, formatFieldPath, lineOfPath, parseLocatedYaml } from '../fs/located-yaml.js';
 import { findPack } from './catalogue.js';
+import { payloadSchemaFromJson } from './embedded-json.js';
 import type { Pack } from './pack.js';
 import { type Rule, ruleSchema } from './rules.js';
 import { compileSelector } from './selectors.js';
@@ -131,7 +132,7 @@ export function readPackFile(file: string): Pack {
   const payloads: Record<string, z.ZodType> = {};
   for (const [type, schema] of Object.entries(data.payloads ?? {})) {
     try {
-      payloads[type] = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+      payloads[type] = payloadSchemaFromJson(schema);
     } catch (cause) {
       throw fault(['payloads', type], `not a JSON Schema zod can read: ${(cause as Error).message.split('\n')[0]}`);
     }

@@ -1,3 +1,5 @@
+import { embeddedJson } from './embedded-json.js';
+
 /** One event as the checker sees it. */
 export interface CheckedEvent {
   type: string;
@@ -15,14 +17,23 @@ export interface Selector {
 // A rule reads the same few paths on every event: split each once, not once per event.
 const pathParts = new Map<string, readonly string[]>();
 
-/** The value at a dot path (`item.id`, `choices.0.finish_reason`) of an event's data. */
+/**
+ * The value at a dot path (`item.id`, `choices.0.finish_reason`) of an event's data; `name{}` reads the JSON
+ * document a string field holds (`content{}.temp`).
+ */
 export function valueAt(data: unknown, path: string): unknown {
   let parts = pathParts.get(path);
   if (parts === undefined) pathParts.set(path, (parts = path.split('.')));
   let cur = data;
   for (let i = 0; i < parts.length; i++) {
     if (cur === null || typeof cur !== 'object') return undefined;
-    cur = (cur as Record<string, unknown>)[parts[i] as string];
+    const part = parts[i] as string;
+    if (!part.endsWith('{}')) {
+      cur = (cur as Record<string, unknown>)[part];
+      continue;
+    }
+    const text = (cur as Record<string, unknown>)[part.slice(0, -2)];
+    cur = typeof text === 'string' ? embeddedJson(text) : undefined;
   }
   return cur;
 }

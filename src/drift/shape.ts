@@ -1,3 +1,5 @@
+import { embeddedJson } from '../contracts/index.js';
+
 /** The JSON type of a value, as drift compares them. */
 export type JsonType = 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
 
@@ -9,24 +11,6 @@ export function jsonType(v: unknown): JsonType {
   if (Array.isArray(v)) return 'array';
   const t = typeof v;
   return t === 'object' ? 'object' : t === 'number' || t === 'bigint' ? 'number' : t === 'boolean' ? 'boolean' : 'string';
-}
-
-// A JSON document sent as a string (a tool's result, a call's arguments) is read up to this size; past it, text.
-const EMBEDDED_MAX = 1 << 20;
-
-/**
- * The object or array a string holds as JSON text (`"{\"temp\":21}"`), or undefined for any other string: drift
- * looks inside it as `path{}` (`content{}.humidity`), so a field added there is named.
- */
-export function embeddedJson(value: string): object | undefined {
-  const first = value.charCodeAt(0);
-  if ((first !== 123 && first !== 91) || value.length > EMBEDDED_MAX) return undefined; // `{` or `[`
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return parsed !== null && typeof parsed === 'object' ? parsed : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Adds what one value shows of its shape: `a.b`, `a[].c` for array elements, `a{}.c` inside JSON text. */
