@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   record: async () => (await import('./commands/record.js')).registerRecord,
   replay: async () => (await import('./commands/replay.js')).registerReplay,
   verify: async () => (await import('./commands/verify.js')).registerVerify,
+  infer: async () => (await import('./commands/infer.js')).registerInfer,
   drift: async () => (await import('./commands/drift.js')).registerDrift,
   fuzz: async () => (await import('./commands/fuzz.js')).registerFuzz,
   proxy: async () => (await import('./commands/proxy.js')).registerProxy,

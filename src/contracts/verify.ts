@@ -6,7 +6,7 @@ import { registeredPacks } from './catalogue.js';
 import { checkEvents, type PayloadChecks, type Window } from './check-events.js';
 import { jsonRpcSessions } from './jsonrpc-sessions.js';
 import type { Pack } from './pack.js';
-import { loadPack, resolvePackSync } from './pack-file.js';
+import { loadPacks, resolvePacksSync } from './pack-file.js';
 import type { CheckedCassette, RuleResult, VerifyReport } from './report-types.js';
 import { type CheckedEvent, compileSelector, valueAtAny } from './selectors.js';
 import { type ParsedStream, parseStreams, type StreamUnderCheck, streamsOf } from './stream-events.js';
@@ -97,7 +97,9 @@ export function verifyCassette(cassette: Cassette, name: string, packRefs?: read
   const named = packRefs ?? cassette.meta.packs;
   const parsed = parseStreams(cassette);
   const auto = named === undefined || named.length === 0 ? choosePacks(cassette, parsed) : undefined;
-  const packs = auto ? registeredPacks().filter((p) => auto.chosen.some((c) => c.pack === p.name)) : (named ?? []).map(resolvePackSync);
+  const packs = auto
+    ? registeredPacks().filter((p) => auto.chosen.some((c) => c.pack === p.name))
+    : (named ?? []).flatMap(resolvePacksSync);
   const checked: CheckedCassette = {
     cassette: name,
     packs: packs.map((p) => p.name),
@@ -158,7 +160,7 @@ export async function verifyPaths(
   options: { packs?: readonly (string | Pack)[]; allowEmpty?: boolean; shard?: Shard } = {},
 ): Promise<VerifyReport> {
   // Built-in names, pack files and modules, each loaded (and refused) once, before any cassette is read.
-  const packs = options.packs ? await Promise.all(options.packs.map(loadPack)) : undefined;
+  const packs = options.packs ? (await Promise.all(options.packs.map(loadPacks))).flat() : undefined;
   const all = (await Promise.all(paths.map((p) => listFiles(p, isCassetteFile)))).flat();
   if (all.length === 0) throw new UsageError(`no cassette (*.yaml) under ${paths.join(', ')}`);
   const files = pickShard(all, options.shard, (f) => f);

@@ -67,7 +67,10 @@ export function recordValues(values: Values, value: unknown, ignore?: (path: str
   if (path && ignore?.(path)) return;
   if (typeof value === 'string' && path) {
     const inner = embeddedJson(value);
-    if (inner) return recordValues(values, inner, ignore, `${path}{}`);
+    if (inner) {
+      recordValues(values, inner, ignore, `${path}{}`);
+      return;
+    }
     let v = values.get(path);
     if (!v) values.set(path, (v = { values: new Map(), open: false }));
     if (v.open) return;

@@ -1,30 +1,13 @@
-import { isRecord, type SseItem } from '../cassette/index.js';
-import { itemType } from '../contracts/index.js';
+import type { SseItem } from '../cassette/index.js';
+import { itemType, keyFields } from '../contracts/index.js';
 import { labelOf } from './labels.js';
-
-/**
- * A field that says which message, item, call, part or index an event belongs to: `id`, `item_id`, `messageId`,
- * `toolCallID`, `output_index`, `index`. Deltas of one key carry their text in order.
- */
-const KEY_NAME = /^(id|index)$|[_-](id|index)$|[a-z0-9](Id|ID|Index)$/;
-// Keys sit at the top or a little below it (`part.messageID`, `properties.info.id`); deeper is content, not identity.
-const KEY_DEPTH = 3;
-
-function collectKeys(value: unknown, path: string, depth: number, out: Set<string>): void {
-  if (!isRecord(value) || depth > KEY_DEPTH) return;
-  for (const [name, v] of Object.entries(value)) {
-    const at = path === '' ? name : `${path}.${name}`;
-    if ((typeof v === 'string' || typeof v === 'number') && KEY_NAME.test(name)) out.add(`${at}=${v}`);
-    else if (isRecord(v)) collectKeys(v, at, depth + 1, out);
-  }
-}
 
 /** The key values an event carries (`item_id=msg_1`), read from its JSON data; none for text or a comment. */
 export function keysOf(item: SseItem): Set<string> {
   const keys = new Set<string>();
   if (item.data === undefined) return keys;
   try {
-    collectKeys(JSON.parse(item.data), '', 0, keys);
+    for (const [path, value] of keyFields(JSON.parse(item.data))) keys.add(`${path}=${value}`);
   } catch {
     // Not JSON: nothing names what it belongs to.
   }

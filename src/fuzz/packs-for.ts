@@ -1,5 +1,5 @@
 import type { Cassette } from '../cassette/index.js';
-import { choosePacks, type Pack, resolvePackSync } from '../contracts/index.js';
+import { choosePacks, type Pack, resolvePackSync, resolvePacksSync } from '../contracts/index.js';
 import { FuzzError } from './errors.js';
 
 /**
@@ -9,7 +9,7 @@ import { FuzzError } from './errors.js';
  */
 export function packsFor(cassette: Cassette, name: string, given?: readonly (string | Pack)[]): Pack[] {
   const named = given ?? cassette.meta.packs;
-  if (named && named.length > 0) return named.map(resolvePackSync);
+  if (named && named.length > 0) return named.flatMap(resolvePacksSync);
   const chosen = choosePacks(cassette).chosen.map((c) => resolvePackSync(c.pack));
   if (chosen.length > 0) return chosen;
   throw new FuzzError(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkEvents, embeddedJson, type Pack, precedes } from '../../src/contracts/index.js';
 import { payloadSchemaFromJson } from '../../src/contracts/embedded-json.js';
+import { checkEvents, embeddedJson, type Pack, precedes } from '../../src/contracts/index.js';
 import { compileSelector } from '../../src/contracts/selectors.js';
 
 const result = (content: unknown) => ({ type: 'TOOL_CALL_RESULT', data: { toolCallId: 'c1', content } });

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadPack } from '../../contracts/index.js';
+import { loadPacks } from '../../contracts/index.js';
 import { UsageError } from '../../errors.js';
 import { formatCounterexample, fuzzProbes, newSeed, type ProbeFuzzRow } from '../../fuzz/index.js';
 import { type CheckRow, checkRowsJunit, checkRowsMarkdown, progressReporter } from '../../report/index.js';
@@ -74,7 +74,7 @@ export function registerFuzz(program: Command): void {
       await checkReportFlags(flags);
       const runs = parseRuns(flags.runs);
       const seed = flags.seed === undefined ? newSeed() : parseSeed(flags.seed);
-      const packs = flags.pack ? await Promise.all(flags.pack.map(loadPack)) : undefined;
+      const packs = flags.pack ? (await Promise.all(flags.pack.map(loadPacks))).flat() : undefined;
       const human = reportFormat(flags) === 'text';
       const started = Date.now();
       const progress = progressReporter('bench fuzz');

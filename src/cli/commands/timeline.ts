@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, extname } from 'node:path';
 import type { Command } from 'commander';
 import { loadCassette, writeFileAtomic } from '../../cassette/index.js';
-import { loadPack, verifyCassette } from '../../contracts/index.js';
+import { loadPacks, verifyCassette } from '../../contracts/index.js';
 import { DEFAULT_DRIFT_CONFIG, runDrift } from '../../drift/index.js';
 import { UsageError } from '../../errors.js';
 import { isCassetteFile, listFiles } from '../../fs/list-files.js';
@@ -53,7 +53,7 @@ Examples:
       runCommand(async () => {
         if (flags.out) await checkOutputFile('-o', flags.out);
         if (flags.pack && !flags.verify) throw new UsageError('--pack chooses the packs of --verify; add --verify');
-        const packs = flags.pack ? await Promise.all(flags.pack.map(loadPack)) : undefined;
+        const packs = flags.pack ? (await Promise.all(flags.pack.map(loadPacks))).flat() : undefined;
         const files = (await Promise.all(paths.map((p) => listFiles(p, isCassetteFile)))).flat();
         if (files.length === 0) throw new UsageError(`no cassette (*.yaml) under ${paths.join(', ')}`);
         const findings = flags.drift
