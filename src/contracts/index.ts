@@ -3,7 +3,7 @@ export { checkEvents } from './check-events.js';
 export { checkRule, type RuleViolation, type Segment } from './check-rules.js';
 export { embeddedJson } from './embedded-json.js';
 export { jsonRpcSessions, type SessionUnderCheck } from './jsonrpc-sessions.js';
-export { keyFields } from './keys.js';
+export { isKeyName, keyFields } from './keys.js';
 export { type MatcherEvents, toSatisfyContract } from './matcher.js';
 export type { Pack, ResultContext } from './pack.js';
 export { isPackFile, loadPack, loadPacks, readPackFile, readPackFiles, resolvePackSync, resolvePacksSync } from './pack-file.js';

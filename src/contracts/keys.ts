@@ -15,6 +15,9 @@ function collect(value: unknown, path: string, depth: number, out: Map<string, s
   }
 }
 
+/** Whether a field's name says it holds an id or an index (`messageId`, `item_id`, `output_index`). */
+export const isKeyName = (name: string) => KEY_NAME.test(name);
+
 /** The key fields of an event's data, by dot path: what says which message, item or call the event is part of. */
 export function keyFields(data: unknown): Map<string, string | number> {
   const out = new Map<string, string | number>();

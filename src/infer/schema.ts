@@ -1,4 +1,4 @@
-import { embeddedJson } from '../contracts/index.js';
+import { embeddedJson, isKeyName } from '../contracts/index.js';
 
 type JsonType = 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
 
@@ -123,7 +123,7 @@ function stringFacts(seen: Seen, minSupport: number, name: string): Record<strin
     return { contentMediaType: 'application/json', contentSchema: toJsonSchema(seen.embedded, minSupport) };
   if (seen.count < minSupport) return {};
   // A model's or a server's name repeats too: only a named vocabulary, or several values each seen twice, is an enum.
-  const vocabulary = VOCABULARY_NAME.test(name) || seen.strings.size > 1;
+  const vocabulary = (VOCABULARY_NAME.test(name) || seen.strings.size > 1) && !isKeyName(name);
   if (!seen.open && vocabulary && seen.strings.size > 0 && seen.count >= 2 * seen.strings.size)
     return { enum: [...seen.strings.keys()].sort() };
   if (seen.allUuid) return { format: 'uuid' };

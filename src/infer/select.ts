@@ -42,10 +42,17 @@ export function withoutImplied(candidates: readonly Candidate[]): Candidate[] {
   );
   const paired = new Set(rules.flatMap((r) => (r.kind === 'pairedBy' ? r.end.map((e) => `${r.start}\n${e}`) : [])));
   const types = [...new Set(rules.flatMap((r) => (r.kind === 'precedes' ? [r.earlier, r.later] : [])))];
+  // A keyed precedes says more than the plain one of the same types: its later events all carry the key.
+  const keyed = new Set(
+    rules.flatMap((r) => (r.kind === 'precedes' && r.by !== undefined ? r.later.split('|').map((l) => `${r.earlier}\n${l}`) : [])),
+  );
+  const terminalOnly = new Set(rules.flatMap((r) => (r.kind === 'terminal' && r.of.length === 1 ? [`${r.scope} ${r.of[0]}`] : [])));
   return candidates.filter(({ rule: r }) => {
+    // One terminal event per scope already says there is exactly one.
+    if (r.kind === 'exactlyOne' && r.of.length === 1 && terminalOnly.has(`${r.scope} ${r.of[0]}`)) return false;
     if (r.kind !== 'precedes' || r.by !== undefined) return true;
     if (r.scope === 'stream' && firsts.has(r.earlier) && rules.some(first)) return false;
-    if (paired.has(`${r.earlier}\n${r.later}`)) return false;
+    if (paired.has(`${r.earlier}\n${r.later}`) || (r.scope === 'stream' && keyed.has(`${r.earlier}\n${r.later}`))) return false;
     // a -> b -> c makes a -> c say nothing new.
     return !types.some(
       (b) => b !== r.earlier && b !== r.later && before.has(`${r.scope} ${r.earlier}\n${b}`) && before.has(`${r.scope} ${b}\n${r.later}`),

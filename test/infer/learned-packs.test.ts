@@ -56,7 +56,9 @@ describe.each(FAMILIES)('bench infer on the $family simulator', (c) => {
     const pack = join(root, 'pack.yaml');
     const infer = await runBench(['infer', ...learned, '-o', pack]);
     expect(infer.code, infer.stderr).toBe(0);
-    expect(infer.stderr).toMatch(/^bench infer: .*pack\.yaml: \d+ pack\(s\) \(.+\), \d+ rules, \d+ payload schemas, from \d+ streams and \d+ events\n$/);
+    expect(infer.stderr).toMatch(
+      /^bench infer: .*pack\.yaml: \d+ pack\(s\) \(.+\), \d+ rules, \d+ payload schemas, from \d+ streams and \d+ events\n$/,
+    );
     // The same recordings, the same file, byte for byte.
     const again = join(root, 'again.yaml');
     expect((await runBench(['infer', ...learned, '-o', again])).code).toBe(0);
@@ -69,15 +71,19 @@ describe.each(FAMILIES)('bench infer on the $family simulator', (c) => {
     const checked = await runBench(['verify', ...folders, '--pack', pack, '--format', 'json']);
     const report = JSON.parse(checked.stdout) as VerifyJson;
     const failing = new Map<string, string>();
-    for (const v of report.violations) if (!failing.has(`${v.pack} ${v.rule}`)) failing.set(`${v.pack} ${v.rule}`, `${v.cassette}: ${v.message}`);
-    console.log(`${c.family}: rules the committed recordings break:\n${[...failing].map(([r, w]) => `  ${r} (${w})`).join('\n') || '  none'}`);
+    for (const v of report.violations)
+      if (!failing.has(`${v.pack} ${v.rule}`)) failing.set(`${v.pack} ${v.rule}`, `${v.cassette}: ${v.message}`);
+    console.log(
+      `${c.family}: rules the committed recordings break:\n${[...failing].map(([r, w]) => `  ${r} (${w})`).join('\n') || '  none'}`,
+    );
 
     // Held out, those recordings drop each rule they break, and the pack written then verifies everything clean.
     const heldOut = (await loadRecordings(folders)).length;
     const held = join(root, 'held.yaml');
     const holdout = await runBench(['infer', ...learned, ...folders, '--holdout', String(heldOut), '-o', held]);
     expect(holdout.code, holdout.stderr).toBe(0);
-    for (const rule of failing.keys()) if (!/ (payload-schema|known-event-types)$/.test(rule)) expect(holdout.stderr).toContain(`broke ${rule} in `);
+    for (const rule of failing.keys())
+      if (!/ (payload-schema|known-event-types)$/.test(rule)) expect(holdout.stderr).toContain(`broke ${rule} in `);
     const all = await runBench(['verify', ...learned, ...folders, '--pack', held]);
     expect(all.code, all.stdout).toBe(0);
 
@@ -85,7 +91,10 @@ describe.each(FAMILIES)('bench infer on the $family simulator', (c) => {
     const packs = readPackFiles(pack);
     const breaks = singleRuleBreaks(await loadRecordings([committed(c.folder)]));
     expect(breaks.length).toBeGreaterThan(5);
-    const rows = breaks.map((b) => ({ ...b, caught: verifyCassette(b.cassette, b.recording, packs).rules.some((r) => r.violations.length > 0) }));
+    const rows = breaks.map((b) => ({
+      ...b,
+      caught: verifyCassette(b.cassette, b.recording, packs).rules.some((r) => r.violations.length > 0),
+    }));
     console.log(
       `${c.family}: ${rows.filter((r) => r.caught).length}/${rows.length} single-rule breaks caught\n${rows.map((r) => `  ${r.caught ? 'caught' : 'MISSED'} ${r.rule}: ${r.edit} of ${r.recording}`).join('\n')}`,
     );
