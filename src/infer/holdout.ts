@@ -1,7 +1,7 @@
 import { parsePackTexts, verifyCassette } from '../contracts/index.js';
 import { UsageError } from '../errors.js';
 import { asTurnStartsOf, finishPacks, type InferOptions, type LearnedPack, learnPack, minSupportOf } from './infer.js';
-import { learnPayloads } from './payloads.js';
+import { learnPayloads, violatedType } from './payloads.js';
 import { learnedStreams, type Recording } from './recordings.js';
 
 /** A rule (or a payload schema) learned from the rest that a held-out recording broke: too strict for this server. */
@@ -37,7 +37,7 @@ export function learnWithHoldout(
   for (const r of held)
     for (const result of verifyCassette(r.cassette, r.name, packs).rules)
       for (const v of result.violations) {
-        const rule = v.rule === 'payload-schema' || v.rule === 'known-event-types' ? `${v.rule} ${v.message.split(' ')[0]}` : v.rule;
+        const rule = v.rule === 'payload-schema' || v.rule === 'known-event-types' ? `${v.rule} ${violatedType(v.message)}` : v.rule;
         if (seen.has(`${v.pack} ${rule}`)) continue;
         seen.add(`${v.pack} ${rule}`);
         broken.push({ pack: v.pack, rule, recording: `${r.name} #${v.interaction}`, message: v.message });

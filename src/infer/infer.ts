@@ -6,9 +6,9 @@ import { keyedStreams, typesByKey } from './keyed-events.js';
 import { kindCandidates } from './kind-candidates.js';
 import { orderCandidates } from './order-candidates.js';
 import { pairCandidates } from './pair-candidates.js';
-import { learnPayloads } from './payloads.js';
+import { learnPayloads, violatedType } from './payloads.js';
 import { progressionCandidates } from './progression-candidates.js';
-import { learnedStreams, type Recording, templateRegex } from './recordings.js';
+import { learnedStreams, mergeTemplates, type Recording, templateRegex } from './recordings.js';
 import { labeller } from './refine.js';
 import { type InferredPack, renderInferredPacks } from './render.js';
 import { holdingCandidates, named, withoutImplied, withoutTurnEchoes } from './select.js';
@@ -90,7 +90,7 @@ const routeSlug = (template: string) =>
 export function learnPack(recordings: readonly Recording[], options: InferOptions = {}): LearnedPack {
   const minSupport = minSupportOf(options);
   const name = options.name ?? 'inferred';
-  const templates = [...new Set(learnedStreams(recordings, []).map((s) => s.route))].sort();
+  const templates = [...new Set(mergeTemplates(learnedStreams(recordings, []).map((s) => s.route)).values())].sort();
   if (templates.length === 0)
     throw new UsageError(
       `no SSE stream or WebSocket session in ${recordings.length} recording(s): a pack describes streams; record one with bench record or bench proxy`,
@@ -153,7 +153,7 @@ export function finishPacks(
         for (const v of result.violations)
           broken.add(
             v.rule === 'payload-schema' || v.rule === 'known-event-types'
-              ? `${v.pack} payload ${v.message.split(' ')[0]}`
+              ? `${v.pack} payload ${violatedType(v.message)}`
               : `${v.pack} ${v.rule}`,
           );
     if (broken.size === 0) return { packs: current, text, streams: counts.streams, events: counts.events };

@@ -70,7 +70,8 @@ const stem = (type: string) =>
  */
 function namesOneThing(start: string, ends: readonly string[]): boolean {
   if (ends.every((e) => stem(e) === stem(start) && stem(start) !== '')) return true;
-  const base = (label: string) => label.split('[')[0];
+  // `type[field=` of a kind: its type and the field its value is read from, which the start and ends share.
+  const base = (label: string) => label.slice(0, label.indexOf('=') + 1);
   return start.includes('[') && ends.every((e) => e.includes('[') && base(e) === base(start));
 }
 
@@ -87,18 +88,17 @@ export function findPairs(streams: readonly KeyedStream[], byKey: Map<string, st
   const out: FoundPair[] = [];
   for (const [key, types] of byKey)
     for (const start of types) {
-      const single = types.filter((end) => end !== start && checkPairs(streams, start, new Set([end]), key).ok);
-      for (const end of single) out.push({ start, ends: [end], key, check: checkPairs(streams, start, new Set([end]), key) });
-      if (single.length > 0) continue;
-      // Alternatives (a run finished or failed): no one type closes every start, their union does.
-      const ends = exclusiveEnds(
-        streams,
-        types.filter((t) => t !== start),
-        key,
+      const single = types.filter(
+        (end) => end !== start && namesOneThing(start, [end]) && checkPairs(streams, start, new Set([end]), key).ok,
       );
-      if (ends.length < 2) continue;
-      const check = checkPairs(streams, start, new Set(ends), key);
-      if (check.ok) out.push({ start, ends, key, check });
+      // Alternatives (a turn completed or cancelled): ends never seen together for one key close it between them.
+      const pool = single.length > 0 ? single : types.filter((t) => t !== start && namesOneThing(start, [t]));
+      const ends = exclusiveEnds(streams, pool, key);
+      const union = ends.length >= 2 ? checkPairs(streams, start, new Set(ends), key) : undefined;
+      if (union?.ok) out.push({ start, ends, key, check: union });
+      for (const end of single)
+        if (!union?.ok || !ends.includes(end))
+          out.push({ start, ends: [end], key, check: checkPairs(streams, start, new Set([end]), key) });
     }
   // One key per pair of types: the one with the most pairs (a run's own id over the thread it is on).
   const best = new Map<string, FoundPair>();

@@ -22,3 +22,8 @@ export function learnPayloads(streams: readonly LearnedStream[], minSupport: num
       first: e.first,
     }));
 }
+
+/** Which event type a payload or vocabulary violation is about: `run.started data.x: ...`, `unknown event type X: ...`. */
+export function violatedType(message: string): string {
+  return /^unknown event type (\S+):/.exec(message)?.[1] ?? message.split(' ')[0] ?? '';
+}

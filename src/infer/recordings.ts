@@ -70,3 +70,24 @@ export function templateRegex(template: string): string {
   const escaped = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{id\}/g, '[^/]+');
   return `^${escaped}$`;
 }
+
+/**
+ * Route templates with the ids `routeTemplate` cannot tell from words merged, each template to the route it is
+ * part of: two routes of one method that differ only where both segments hold a digit (`/v1/sessions/s1/events`,
+ * `/v1/sessions/s2/events`) are one route, `/v1/sessions/{id}/events`.
+ */
+export function mergeTemplates(templates: readonly string[]): Map<string, string> {
+  const routes: string[][] = [];
+  const of = new Map<string, string[]>();
+  for (const t of [...new Set(templates)].sort()) {
+    const parts = [t.slice(0, t.indexOf(' ')), ...t.slice(t.indexOf(' ') + 1).split('/')];
+    const idLike = (seg: string) => seg === '{id}' || /\d/.test(seg);
+    const same = routes.find(
+      (r) => r.length === parts.length && r.every((seg, i) => seg === parts[i] || (i > 0 && idLike(seg) && idLike(parts[i] as string))),
+    );
+    if (!same) routes.push(parts);
+    else for (const [i, seg] of parts.entries()) if (same[i] !== seg) same[i] = '{id}';
+    of.set(t, same ?? parts);
+  }
+  return new Map([...of].map(([t, parts]) => [t, `${parts[0]} ${parts.slice(1).join('/')}`]));
+}

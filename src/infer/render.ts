@@ -87,7 +87,7 @@ function annotate(doc: Document, at: (string | number)[], p: InferredPack): void
  */
 export function renderInferredPacks(packs: readonly InferredPack[], header: readonly string[], description: string): string {
   const one = packs.length === 1;
-  const doc = new Document(one ? packBody(packs[0] as InferredPack) : { description, packs: packs.map(packBody) });
+  const doc = new Document(one ? { ...packBody(packs[0] as InferredPack), description } : { description, packs: packs.map(packBody) });
   doc.commentBefore = header.map((l) => ` ${l}`).join('\n');
   packs.forEach((p, k) => {
     annotate(doc, one ? [] : ['packs', k], p);

@@ -1,7 +1,7 @@
 import type { Interaction } from '../cassette/index.js';
 import type { TurnStart } from '../contracts/index.js';
 import { routeTemplate } from '../net/route-template.js';
-import { onRoutes, type Recording, templateRegex } from './recordings.js';
+import { mergeTemplates, onRoutes, type Recording, templateRegex } from './recordings.js';
 
 /** A turn start as a pack file writes it, with how many requests showed it. */
 export interface LearnedTurnStart {
@@ -23,7 +23,7 @@ const bodyTypeOf = (i: Interaction): string | undefined => {
  * posted while the client listens). A poll releases events only by timing, so bodiless requests never count.
  */
 export function learnTurnStarts(recordings: readonly Recording[], routes?: readonly RegExp[]): LearnedTurnStart[] {
-  const found = new Map<string, LearnedTurnStart>();
+  const seen: { template: string; bodyType: string | undefined; method: string; where: string }[] = [];
   for (const { name, cassette } of recordings) {
     const bySeq = new Map(cassette.interactions.map((i) => [i.seq, i]));
     const starters = new Set<number>();
@@ -32,22 +32,31 @@ export function learnTurnStarts(recordings: readonly Recording[], routes?: reado
       for (const e of i.response.stream.events) if (e.after > i.seq) starters.add(e.after);
     }
     for (const seq of [...starters].sort((a, b) => a - b)) {
-      const request = bySeq.get(seq);
-      if (!request?.request.body || request.request.method === 'GET') continue;
-      const template = routeTemplate(request.request.method, request.request.path);
-      const bodyType = bodyTypeOf(request);
-      const key = `${template} ${bodyType ?? ''}`;
-      const entry = found.get(key);
-      if (entry) entry.requests++;
-      else
-        found.set(key, {
-          method: request.request.method,
-          path: templateRegex(template),
-          ...(bodyType !== undefined ? { bodyType } : {}),
-          requests: 1,
-          first: `${name} #${seq}`,
-        });
+      const request = bySeq.get(seq)?.request;
+      if (!request?.body || request.method === 'GET') continue;
+      seen.push({
+        template: routeTemplate(request.method, request.path),
+        bodyType: bodyTypeOf(bySeq.get(seq) as Interaction),
+        method: request.method,
+        where: `${name} #${seq}`,
+      });
     }
+  }
+  const merged = mergeTemplates(seen.map((s) => s.template));
+  const found = new Map<string, LearnedTurnStart>();
+  for (const s of seen) {
+    const path = templateRegex(merged.get(s.template) ?? s.template);
+    const key = `${s.method} ${path} ${s.bodyType ?? ''}`;
+    const entry = found.get(key);
+    if (entry) entry.requests++;
+    else
+      found.set(key, {
+        method: s.method,
+        path,
+        ...(s.bodyType !== undefined ? { bodyType: s.bodyType } : {}),
+        requests: 1,
+        first: s.where,
+      });
   }
   return [...found.values()].sort((a, b) => `${a.method} ${a.path} ${a.bodyType}`.localeCompare(`${b.method} ${b.path} ${b.bodyType}`));
 }
