@@ -35,8 +35,10 @@ export function holdingCandidates(
  */
 export function withoutImplied(candidates: readonly Candidate[]): Candidate[] {
   const rules = candidates.map((c) => c.rule);
-  const firsts = new Set(rules.flatMap((r) => (r.kind === 'firstEvent' ? r.event.split('|') : [])));
-  const first = (r: Rule) => r.kind === 'firstEvent' && r.event.split('|').length === 1;
+  // The type every stream opens with (a kind of it, `chunk[role=assistant]`, is that type too): it precedes everything.
+  const firsts = new Set(
+    rules.flatMap((r) => (r.kind === 'firstEvent' && !r.event.includes('|') ? [r.event.split('[')[0] as string] : [])),
+  );
   const before = new Set(
     rules.flatMap((r) => (r.kind === 'precedes' && r.by === undefined ? [`${r.scope} ${r.earlier}\n${r.later}`] : [])),
   );
@@ -51,7 +53,7 @@ export function withoutImplied(candidates: readonly Candidate[]): Candidate[] {
     // One terminal event per scope already says there is exactly one.
     if (r.kind === 'exactlyOne' && r.of.length === 1 && terminalOnly.has(`${r.scope} ${r.of[0]}`)) return false;
     if (r.kind !== 'precedes' || r.by !== undefined) return true;
-    if (r.scope === 'stream' && firsts.has(r.earlier) && rules.some(first)) return false;
+    if (r.scope === 'stream' && firsts.has(r.earlier)) return false;
     if (paired.has(`${r.earlier}\n${r.later}`) || (r.scope === 'stream' && keyed.has(`${r.earlier}\n${r.later}`))) return false;
     // a -> b -> c makes a -> c say nothing new.
     return !types.some(

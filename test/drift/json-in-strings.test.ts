@@ -1,14 +1,12 @@
-import { execFile } from 'node:child_process';
 import { cp, mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadCassette, writeCassetteAtomic } from '../../src/cassette/index.js';
-import { runBench, startBench } from '../helpers/cli.js';
+import { runBench } from '../helpers/cli.js';
+import { curlThroughProxy } from '../helpers/curl-through-proxy.js';
 import { readBody, startServer, type TestServer } from '../helpers/servers.js';
 
-const run = promisify(execFile);
 const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -37,17 +35,11 @@ async function weatherAgent(changed: boolean): Promise<TestServer> {
   return server;
 }
 
-/** Records one run of curl against the agent through `bench proxy`, stopped by its PID. */
+/** Records one run of curl against the agent through `bench proxy`. */
 async function recordWithCurl(server: TestServer, dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const proxy = await startBench(['proxy', '--target', server.url, '--port', '0', '--cassette', join(dir, 'run.yaml')]);
-  cleanups.push(() => {
-    if (proxy.child.exitCode === null) proxy.child.kill('SIGKILL');
-  });
-  const body = JSON.stringify({ threadId: 't1', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'Weather in Paris?' }] });
-  await run('curl', ['-sS', '-N', '-H', 'content-type: application/json', '--data', body, `${proxy.url}/agent`]);
-  proxy.child.kill('SIGTERM');
-  expect(await proxy.exit()).toBe(0);
+  const body = { threadId: 't1', runId: 'r1', messages: [{ id: 'u1', role: 'user', content: 'Weather in Paris?' }] };
+  await curlThroughProxy(server.url, join(dir, 'run.yaml'), '/agent', [body]);
 }
 
 describe('drift inside JSON sent as a string', () => {

@@ -1,18 +1,16 @@
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadCassette, writeCassetteAtomic } from '../../src/cassette/index.js';
 import { learnPack, loadRecordings, type Recording } from '../../src/infer/index.js';
-import { runBench, startBench } from '../helpers/cli.js';
+import { runBench } from '../helpers/cli.js';
+import { curlThroughProxy } from '../helpers/curl-through-proxy.js';
 import { readBody, startServer, type TestServer } from '../helpers/servers.js';
 
-const run = promisify(execFile);
 const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -49,23 +47,15 @@ async function agUiAgent(): Promise<TestServer> {
   return server;
 }
 
-/** Six runs of curl against the agent through `bench proxy`, stopped by its PID: one recording. */
+/** Six runs of curl against the agent through `bench proxy`: one recording. */
 async function recordRuns(server: TestServer, file: string): Promise<void> {
-  const proxy = await startBench(['proxy', '--target', server.url, '--port', '0', '--cassette', file]);
-  cleanups.push(() => {
-    if (proxy.child.exitCode === null) proxy.child.kill('SIGKILL');
-  });
-  for (let n = 1; n <= 6; n++) {
-    const body = JSON.stringify({
-      threadId: 't1',
-      runId: `run_${n}`,
-      messages: [{ id: `u${n}`, role: 'user', content: 'Weather?' }],
-      tools: [],
-    });
-    await run('curl', ['-sS', '-N', '-H', 'content-type: application/json', '--data', body, `${proxy.url}/agent`]);
-  }
-  proxy.child.kill('SIGTERM');
-  expect(await proxy.exit()).toBe(0);
+  const runs = [1, 2, 3, 4, 5, 6].map((n) => ({
+    threadId: 't1',
+    runId: `run_${n}`,
+    messages: [{ id: `u${n}`, role: 'user', content: 'Weather?' }],
+    tools: [],
+  }));
+  await curlThroughProxy(server.url, file, '/agent', runs);
 }
 
 describe('bench infer', () => {
