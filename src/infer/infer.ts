@@ -95,9 +95,11 @@ export function learnPack(recordings: readonly Recording[], options: InferOption
     throw new UsageError(
       `no SSE stream or WebSocket session in ${recordings.length} recording(s): a pack describes streams; record one with bench record or bench proxy`,
     );
+  // A pack's routes are paths: a GET and a POST on one path (MCP's /mcp) are one kind of stream.
+  const paths = [...new Set(templates.map((t) => t.slice(t.indexOf(' ') + 1)))];
   const groups = options.routes
     ? [{ name, routes: options.routes }]
-    : templates.map((t) => ({ name: templates.length === 1 ? name : `${name}/${routeSlug(t)}`, routes: [templateRegex(t)] }));
+    : paths.map((p) => ({ name: paths.length === 1 ? name : `${name}/${routeSlug(p)}`, routes: [templateRegex(`ANY ${p}`)] }));
   const learned = groups.map((g) => learnOne(recordings, g.name, g.routes, minSupport)).filter((p) => p.streamCount > 0);
   if (learned.length === 0)
     throw new UsageError(

@@ -6,6 +6,17 @@ import type { LearnedStream } from './recordings.js';
 const VOCABULARY = /(^|\.)(status|state|role|kind|phase|finish_reason|stop_reason|reason|action|decision|outcome|level)$/i;
 const VALUES_MAX = 6;
 
+/**
+ * A JSON-RPC message's kind, whatever event carries it (MCP's SSE events are all `message`): a request or a
+ * notification by its method, a result, an error.
+ */
+function jsonRpcKinds(type: string, data: unknown): string[] {
+  if (data === null || typeof data !== 'object' || (data as { jsonrpc?: unknown }).jsonrpc !== '2.0') return [];
+  const m = data as { method?: unknown; result?: unknown; error?: unknown };
+  if (typeof m.method === 'string' && !/[\]|=]/.test(m.method)) return [`${type}[method=${m.method}]`];
+  return [...(m.result !== undefined ? [`${type}[result]`] : []), ...(m.error !== undefined ? [`${type}[error]`] : [])];
+}
+
 /** The labels of an event: its type, and each `type[path=value]` kind it is (a running tool's progress, the finish chunk). */
 export type Labeller = (type: string, data: unknown) => string[];
 
@@ -39,7 +50,7 @@ export function labeller(streams: readonly LearnedStream[]): Labeller {
     }
   return (type, data) => {
     const kinds = refined.get(type);
-    if (!kinds) return [type];
-    return [type, ...kinds.filter((sel) => compileSelector(sel).matches({ type, data }))];
+    const own = kinds ? kinds.filter((sel) => compileSelector(sel).matches({ type, data })) : [];
+    return [type, ...own, ...jsonRpcKinds(type, data)];
   };
 }

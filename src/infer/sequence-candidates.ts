@@ -1,16 +1,18 @@
 import { valueAt } from '../contracts/index.js';
 import { type Candidate, candidate } from './candidate.js';
 import type { KeyedStream } from './keyed-events.js';
+import { scalarLeaves } from './leaves.js';
 
-const COUNTER = /(^|_)(seq|sequence|sequence_number|index|offset|counter|number)$|[a-z](Seq|Sequence|Index|Number)$/;
+// A number named as a count of something done: a stream's event counter, a task's progress.
+const COUNTER = /(^|[_.])(seq|sequence|sequence_number|index|offset|counter|number|progress)$|[a-z](Seq|Sequence|Index|Number)$/;
 
-/** `sequence`: an integer counter at the top of the data that only goes up in every stream (by a fixed step where it always did). */
+/** `sequence`: a counter in the data (to two levels: `params.progress`) that only goes up in every stream (by a fixed step where it always did). */
 export function sequenceCandidates(streams: readonly KeyedStream[]): Candidate[] {
   const names = new Set<string>();
   for (const s of streams)
     for (const e of s.events)
-      if (e.data && typeof e.data === 'object')
-        for (const [k, v] of Object.entries(e.data)) if (Number.isInteger(v) && COUNTER.test(k)) names.add(k);
+      for (const [path, v] of scalarLeaves(e.data))
+        if (typeof v === 'number' && path.split('.').length <= 2 && COUNTER.test(path)) names.add(path);
   const out: Candidate[] = [];
   for (const field of [...names].sort()) {
     const steps = new Set<number>();
