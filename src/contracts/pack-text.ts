@@ -65,6 +65,8 @@ export const packFileSchema = z.strictObject({
   optional: z.array(z.string()).optional(),
   noise: z.array(z.string()).optional(),
   reorderable: z.array(z.string()).optional(),
+  /** JSON-RPC over HTTP: the interactions whose requests carry the same value of this header are one session, checked whole. */
+  session: z.strictObject({ header: z.string().min(1) }).optional(),
   rules: z.array(fileRule).min(1),
 });
 export type PackFile = z.input<typeof packFileSchema>;
@@ -169,5 +171,6 @@ function toPack(data: PackFileData, file: string, fault: Fault): Pack {
     ...(data.optional ? { optional: data.optional } : {}),
     ...(data.noise ? { noise: data.noise } : {}),
     ...(data.reorderable ? { reorderable: data.reorderable } : {}),
+    ...(data.session ? { session: { header: data.session.header.toLowerCase() } } : {}),
   };
 }

@@ -1,18 +1,20 @@
-import { parsePackTexts, verifyCassette } from '../contracts/index.js';
+import { parsePackTexts, type TurnStart, verifyCassette } from '../contracts/index.js';
 import { UsageError } from '../errors.js';
 import { assembleCandidates } from './assemble-candidates.js';
 import type { Candidate } from './candidate.js';
+import { jsonRpcCandidates } from './jsonrpc-candidates.js';
 import { keyedStreams, typesByKey } from './keyed-events.js';
 import { kindCandidates } from './kind-candidates.js';
 import { orderCandidates } from './order-candidates.js';
 import { pairCandidates } from './pair-candidates.js';
 import { learnPayloads, violatedType } from './payloads.js';
 import { progressionCandidates } from './progression-candidates.js';
-import { learnedStreams, mergeTemplates, type Recording, templateRegex } from './recordings.js';
+import { type LearnedStream, learnedStreams, mergeTemplates, type Recording, templateRegex } from './recordings.js';
 import { labeller } from './refine.js';
 import { type InferredPack, renderInferredPacks } from './render.js';
 import { holdingCandidates, named, withoutImplied, withoutTurnEchoes } from './select.js';
 import { sequenceCandidates } from './sequence-candidates.js';
+import { sessionHeader, sessionStreams } from './sessions.js';
 import { asTurnStarts, learnTurnStarts } from './turns.js';
 
 export interface InferOptions {
@@ -39,21 +41,19 @@ export interface LearnedPack {
   events: number;
 }
 
-/** One pack's worth of learning: the streams on its routes, its turn starts, and the rules they all keep. */
-function learnOne(
+type Learned = InferredPack & { events: number; streamCount: number };
+
+/** The rules a set of streams keeps, tested often enough, checked on every recording as a pack of them would be. */
+function rulesOf(
+  streams: LearnedStream[],
   recordings: readonly Recording[],
-  name: string,
-  routeList: string[],
   minSupport: number,
-): InferredPack & { events: number; streamCount: number } {
-  const routes = routeList.map((r) => new RegExp(r));
-  const learnedStarts = learnTurnStarts(recordings, routes);
-  const starts = asTurnStarts(learnedStarts);
-  const streams = learnedStreams(recordings, starts, routes);
+  check: { starts: TurnStart[]; routes?: RegExp[]; session?: string },
+) {
   const label = labeller(streams);
   const keyed = keyedStreams(streams, label);
   const byKey = typesByKey(keyed);
-  const withTurns = streams.some((s) => s.turns.length > 0);
+  const withTurns = check.starts.length > 0 && streams.some((s) => s.turns.length > 0);
   const all: Candidate[] = [
     ...orderCandidates(streams, withTurns),
     ...kindCandidates(streams, label),
@@ -61,14 +61,43 @@ function learnOne(
     ...assembleCandidates(keyed, byKey),
     ...progressionCandidates(keyed, byKey),
     ...sequenceCandidates(keyed),
+    ...jsonRpcCandidates(keyed),
   ].filter((c) => c.support >= minSupport && (c.rule.scope === 'stream' || withTurns));
-  const rules = named(withoutTurnEchoes(withoutImplied(holdingCandidates(all, recordings, withTurns ? starts : [], routes))));
+  const holding = holdingCandidates(all, recordings, withTurns ? check.starts : [], check.routes, check.session);
+  return { withTurns, rules: named(withoutTurnEchoes(withoutImplied(holding))) };
+}
+
+/** One pack's worth of learning: the streams on its routes, its turn starts, and the rules they all keep. */
+function learnOne(recordings: readonly Recording[], name: string, routeList: string[], minSupport: number): Learned {
+  const routes = routeList.map((r) => new RegExp(r));
+  const learnedStarts = learnTurnStarts(recordings, routes);
+  const starts = asTurnStarts(learnedStarts);
+  const streams = learnedStreams(recordings, starts, routes);
+  const { withTurns, rules } = rulesOf(streams, recordings, minSupport, { starts, routes });
   const events = streams.reduce((n, s) => n + s.events.length, 0);
   return {
     name,
     description: `${streams.length} streams, ${events} events`,
     routes: routeList,
     turnStarts: withTurns ? learnedStarts : [],
+    payloads: learnPayloads(streams, minSupport),
+    rules,
+    events,
+    streamCount: streams.length,
+  };
+}
+
+/** A JSON-RPC session pack: every session's messages, both sides, as one stream (MCP's Streamable HTTP). */
+function learnSessions(recordings: readonly Recording[], name: string, header: string, minSupport: number): Learned {
+  const streams = sessionStreams(recordings, header);
+  const { rules } = rulesOf(streams, recordings, minSupport, { starts: [], session: header });
+  const events = streams.reduce((n, s) => n + s.events.length, 0);
+  return {
+    name,
+    description: `${streams.length} sessions (by the ${header} header), ${events} messages`,
+    routes: [],
+    session: header,
+    turnStarts: [],
     payloads: learnPayloads(streams, minSupport),
     rules,
     events,
@@ -100,7 +129,11 @@ export function learnPack(recordings: readonly Recording[], options: InferOption
   const groups = options.routes
     ? [{ name, routes: options.routes }]
     : paths.map((p) => ({ name: paths.length === 1 ? name : `${name}/${routeSlug(p)}`, routes: [templateRegex(`ANY ${p}`)] }));
-  const learned = groups.map((g) => learnOne(recordings, g.name, g.routes, minSupport)).filter((p) => p.streamCount > 0);
+  const header = options.routes ? undefined : sessionHeader(recordings);
+  const learned = [
+    ...groups.map((g) => learnOne(recordings, g.name, g.routes, minSupport)),
+    ...(header ? [learnSessions(recordings, `${name}/session`, header, minSupport)] : []),
+  ].filter((p) => p.streamCount > 0);
   if (learned.length === 0)
     throw new UsageError(
       `no stream of the recordings is on the given --route (${options.routes?.join(', ')}); the streams are on ${templates.join(', ')}`,

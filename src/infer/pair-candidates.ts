@@ -69,6 +69,9 @@ const stem = (type: string) =>
  * pairs one to one in the recordings (a session's creation and its first diff) is a coincidence of the script.
  */
 function namesOneThing(start: string, ends: readonly string[]): boolean {
+  // JSON-RPC: a request and the response that answers it, whichever side asked.
+  const answer = start.startsWith('client:') ? 'response' : 'client:response';
+  if (!/^(client:)?(response|notifications\/)/.test(start) && ends.every((e) => e.startsWith(answer))) return true;
   if (ends.every((e) => stem(e) === stem(start) && stem(start) !== '')) return true;
   // `type[field=` of a kind: its type and the field its value is read from, which the start and ends share.
   const base = (label: string) => label.slice(0, label.indexOf('=') + 1);

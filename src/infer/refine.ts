@@ -13,7 +13,9 @@ const VALUES_MAX = 6;
 function jsonRpcKinds(type: string, data: unknown): string[] {
   if (data === null || typeof data !== 'object' || (data as { jsonrpc?: unknown }).jsonrpc !== '2.0') return [];
   const m = data as { method?: unknown; result?: unknown; error?: unknown };
-  if (typeof m.method === 'string' && !/[\]|=]/.test(m.method)) return [`${type}[method=${m.method}]`];
+  // Where the type is the method already (a session's `client:tools/call`), the method says nothing more.
+  if (typeof m.method === 'string')
+    return type === m.method || type === `client:${m.method}` || /[\]|=]/.test(m.method) ? [] : [`${type}[method=${m.method}]`];
   return [...(m.result !== undefined ? [`${type}[result]`] : []), ...(m.error !== undefined ? [`${type}[error]`] : [])];
 }
 

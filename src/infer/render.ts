@@ -9,6 +9,8 @@ export interface InferredPack {
   routes: string[];
   turnStarts: LearnedTurnStart[];
   payloads: { type: string; schema: Record<string, unknown>; events: number; streams: number; first: string }[];
+  /** A JSON-RPC session pack: the header whose value makes interactions one session (then no routes). */
+  session?: string;
   rules: Candidate[];
 }
 
@@ -43,7 +45,7 @@ function packBody(p: InferredPack) {
   return {
     name: p.name,
     description: p.description,
-    routes: p.routes,
+    ...(p.session ? { session: { header: p.session } } : { routes: p.routes }),
     ...(p.turnStarts.length > 0
       ? {
           turnStarts: p.turnStarts.map((t) => ({

@@ -3,7 +3,7 @@ import type { Candidate } from './candidate.js';
 import type { Recording } from './recordings.js';
 
 /** A candidate's rule in a pack the checker can run: every candidate named by its place, so results map back. */
-function trialPack(candidates: readonly Candidate[], turnStarts: TurnStart[], routes: RegExp[] | undefined): Pack {
+function trialPack(candidates: readonly Candidate[], turnStarts: TurnStart[], routes: RegExp[] | undefined, session?: string): Pack {
   return {
     name: 'bench-infer-trial',
     description: '',
@@ -12,6 +12,7 @@ function trialPack(candidates: readonly Candidate[], turnStarts: TurnStart[], ro
     openVocabulary: true,
     rules: candidates.map((c, i) => ({ ...c.rule, name: `c${i}` })),
     ...(routes ? { routes } : {}),
+    ...(session ? { session: { header: session } } : {}),
   };
 }
 
@@ -21,8 +22,9 @@ export function holdingCandidates(
   recordings: readonly Recording[],
   turnStarts: TurnStart[],
   routes: RegExp[] | undefined,
+  session?: string,
 ): Candidate[] {
-  const pack = trialPack(candidates, turnStarts, routes);
+  const pack = trialPack(candidates, turnStarts, routes, session);
   const broken = new Set<string>();
   for (const r of recordings)
     for (const result of verifyCassette(r.cassette, r.name, [pack]).rules) if (result.violations.length > 0) broken.add(result.rule);
@@ -87,7 +89,9 @@ function nameOf(rule: Rule): string {
     case 'exactlyOne':
       return `one-${rule.of.join('-or-')}${turn}`;
     case 'atMostOne':
-      return `at-most-one-${rule.of}${turn}`;
+      return `at-most-one-${rule.of}${rule.by ? '-by-key' : turn}`;
+    case 'eventually':
+      return `eventually-${rule.event.split('|')[0]}${rule.by ? '-by-key' : turn}`;
     case 'precedes':
       return `${rule.later.split('|').length > 1 ? 'content' : rule.later}-after-${rule.earlier}${rule.by ? '-by-key' : turn}`;
     case 'pairedBy':
