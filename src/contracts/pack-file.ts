@@ -16,6 +16,7 @@ const MODULE_EXTENSIONS = new Set(['.js', '.mjs', '.cjs']);
 export const isPackFile = (ref: string) =>
   DATA_EXTENSIONS.has(extname(ref)) || MODULE_EXTENSIONS.has(extname(ref)) || /^(\.{1,2}[\\/]|[\\/]|[A-Za-z]:[\\/])/.test(ref);
 
+/** A pack file's text, or the error that names why it cannot be read. */
 function readText(file: string): string {
   try {
     return readFileSync(file, 'utf8');

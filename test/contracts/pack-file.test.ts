@@ -2,9 +2,10 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import '../../src/families/index.js';
 import { serializeCassette } from '../../src/cassette/index.js';
-import { loadPack, PackFileError, packFileJsonSchema, readPackFile } from '../../src/contracts/index.js';
+import { loadPack, PackFileError, packFileJsonSchema, readPackFile, readPackFiles } from '../../src/contracts/index.js';
 import { startRecordingProxy } from '../../src/recorder/index.js';
 import '../../src/vitest/index.js';
 import { runBench } from '../helpers/cli.js';
@@ -201,6 +202,32 @@ describe('a broken pack file', () => {
     expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1);
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('a pack file of several packs', () => {
+  const several = (second: string) => {
+    const team = parse(TEAM_PACK) as Record<string, unknown>;
+    return stringify({ description: 'two kinds of stream', packs: [team, { ...team, name: second, routes: ['/other$'] }] });
+  };
+
+  it('bench verify --pack takes every pack in it; readPackFile, which returns one, says how to load it', async () => {
+    const { dir, pack } = await packDir(several('team/other'));
+    expect(readPackFiles(pack).map((p) => p.name)).toEqual(['team/jobs', 'team/other']);
+    expect(() => readPackFile(pack)).toThrow(
+      /holds 2 packs \(team\/jobs, team\/other\); load it with loadPacks, or give it to bench verify --pack/,
+    );
+    const bad = await recordJobs(dir, [...twoJobs, ['job.progress', { job: 'a', percent: 99 }]]);
+    const r = await runBench(['verify', bad, '--pack', pack]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain('team/jobs quiet-after-done');
+  });
+
+  it('refuses two packs of one name, with the line of the second', async () => {
+    const { pack } = await packDir(several('team/jobs'));
+    expect(() => readPackFiles(pack)).toThrow(
+      /team-pack\.yaml:\d+ packs\[1\]\.name: a second pack named team\/jobs; give each pack its own name/,
+    );
   });
 });
 
