@@ -14,13 +14,16 @@ export function keysOf(item: SseItem): Set<string> {
   return keys;
 }
 
-/** Whether two events are of one type and share a key value: their order is part of what the stream says. */
-export function sameTypeAndKey(a: SseItem, b: SseItem, reorderable: ReadonlySet<string>): boolean {
-  const type = itemType(a);
-  if (type !== itemType(b) || reorderable.has(type)) return false;
-  const keys = keysOf(a);
-  for (const k of keysOf(b)) if (keys.has(k)) return true;
-  return false;
+/** Which events a move of `item` may pass: not one of its type that shares a key value with it (unless reorderable). */
+function passable(item: SseItem, reorderable: ReadonlySet<string>): (other: SseItem) => boolean {
+  const type = itemType(item);
+  if (reorderable.has(type)) return () => true;
+  const keys = keysOf(item);
+  return (e) => {
+    if (itemType(e) !== type) return true;
+    for (const k of keysOf(e)) if (keys.has(k)) return false;
+    return true;
+  };
 }
 
 /** Keeps recorded times in order around an event placed at `k`. */
@@ -48,7 +51,7 @@ export function moveEvent(events: SseItem[], edit: { event: number; to: number }
   const to = first + (edit.to % (last - first + 1));
   if (to === i) return undefined;
   const passed = to > i ? events.slice(i + 1, to + 1) : events.slice(to, i);
-  if (passed.some((e) => sameTypeAndKey(item, e, reorderable))) return undefined;
+  if (!passed.every(passable(item, reorderable))) return undefined;
   events.splice(i, 1);
   events.splice(to, 0, item);
   fitTime(events, to);

@@ -16,7 +16,7 @@ export interface Candidate {
 /** A rule's fields but its name (given once every rule is known, so names are unique). */
 export type RuleBody = Rule extends infer R ? (R extends Rule ? Omit<R, 'name' | 'source'> : never) : never;
 
-export const SOURCE = 'bench infer';
+const SOURCE = 'bench infer';
 
 /** A candidate with a placeholder name: names are given when the pack is written. */
 export function candidate(body: RuleBody, evidence: Omit<Candidate, 'rule'>): Candidate {

@@ -91,9 +91,6 @@ export function learn(seen: Seen, value: unknown, depth = 0): void {
 /** A fresh record of what a payload showed. */
 export const newSeen = fresh;
 
-/** How many times a place was seen, for evidence comments. */
-export const timesSeen = (seen: Seen) => seen.count;
-
 /**
  * The JSON Schema of what was seen: its types; an object's fields, those present every time required, others
  * optional, and no ban on fields no recording showed (a server adds fields; drift reports them); a string's
