@@ -64,6 +64,8 @@ export interface PlanContext {
   apiKey?: string | undefined;
   /** The family's variant (a harness id); absent for families without one. */
   variant?: string | undefined;
+  /** What `--input` gave the probes (a parsed YAML or JSON document), for families whose probes take inputs; each checks its own. */
+  inputs?: unknown;
 }
 
 /** One recording's probes and how each runs against the recording proxy. */
@@ -117,6 +119,8 @@ export interface PeerLaunch {
 export interface FamilyHelp {
   /** A paragraph on what its probes do and where its cassettes go. */
   details?: string | undefined;
+  /** What `--input` gives its probes, in a few words, when they take inputs. */
+  inputs?: string | undefined;
   /** Whole command lines (`bench record --target my-server`), shown under Examples. */
   examples?: readonly string[] | undefined;
 }

@@ -10,6 +10,8 @@ export interface RecordFamilyOptions {
   /** The variant to record (`--harness`), for families that have them. */
   variant?: string | undefined;
   probes?: readonly string[] | undefined;
+  /** What `--input` gave the probes (parsed), for families whose probes take inputs. */
+  inputs?: unknown;
   outDir: string;
   /** The folder under `outDir` (default: the family's own), e.g. to keep a real server's recordings beside the simulator's. */
   folder?: string | undefined;

@@ -2,7 +2,7 @@ import { mkdir, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { UsageError } from '../errors.js';
-import type { Family, FamilyProbe } from '../families/index.js';
+import type { Family, FamilyProbe, PlanContext, RunningServer } from '../families/index.js';
 import { selectNamed } from '../families/kit/index.js';
 import { DEFAULT_SUITE, type Manifest, type ProbeResult, reconcile, writeManifest } from '../manifest/index.js';
 import { recordToFile } from '../recorder/index.js';
@@ -12,6 +12,18 @@ import { RecordingStopped, unlessStopped } from './stopped.js';
 
 type Sim = NonNullable<Family['simulator']>;
 const FOLDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** What the family's plan is told: the server, how long to wait, its key, variant and inputs. */
+function planContext(options: RecordFamilyOptions, server: string, simulator: RunningServer | undefined): PlanContext {
+  return {
+    server,
+    pace: options.pace ?? (simulator ? 'simulated' : 'live'),
+    turnMs: options.turnMs,
+    apiKey: options.apiKey ?? simulator?.apiKey,
+    variant: options.variant,
+    inputs: options.inputs,
+  };
+}
 
 /**
  * The one record loop: starts the family's simulator unless a server is given,
@@ -44,16 +56,7 @@ export async function recordFamily<P extends FamilyProbe>(family: Family<P>, opt
   let settled = false;
   try {
     const server = options.server ?? (simulator as { url: string }).url;
-    const plan = family.plan(
-      {
-        server,
-        pace: options.pace ?? (simulator ? 'simulated' : 'live'),
-        turnMs: options.turnMs,
-        apiKey: options.apiKey ?? simulator?.apiKey,
-        variant: options.variant,
-      },
-      selected,
-    );
+    const plan = family.plan(planContext(options, server, simulator), selected);
     // After the plan, which refuses missing flags (an API key) first: they are the user's to fix before any server is asked.
     if (options.server) await family.checkServer?.(options.server);
     const folder = options.folder ?? plan.folder;

@@ -186,6 +186,7 @@ describe('built-in packs', () => {
       'codex/app-server',
       'opencode/events',
       'mcp/streamable-http',
+      'ag-ui/events',
     ]);
   });
 });

@@ -1,4 +1,6 @@
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { parse } from 'yaml';
 import { loadRedactionConfig } from '../../config.js';
 import { UsageError } from '../../errors.js';
 import { DEFAULT_FAMILY, type Family, families, familyById } from '../../families/index.js';
@@ -17,6 +19,7 @@ interface RecordFlags {
   peer?: string;
   folder?: string;
   probes?: string;
+  input?: string;
   out: string;
   seed: number;
   latency: number;
@@ -31,6 +34,20 @@ export function verdictTable(manifest: Manifest): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ');
   return [line(head), ...rows.map(line)].join('\n');
+}
+
+/** `--input`'s document: YAML (or JSON, which YAML reads), checked by the family that takes it. */
+async function readInputFile(file: string): Promise<unknown> {
+  const text = await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new UsageError(
+      `--input ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}; give a YAML or JSON file of probe inputs`,
+    );
+  });
+  try {
+    return parse(text);
+  } catch (err) {
+    throw new UsageError(`--input ${file}: not YAML or JSON (${(err as Error).message.split('\n')[0]}); fix the file`);
+  }
 }
 
 /** The text after `bench record`'s options: each family's own paragraph and examples, from the registry. */
@@ -86,6 +103,13 @@ function withRecordOptions(cmd: Command, all: readonly Family[]): Command {
       '--probes <list>',
       `comma-separated subset of: ${all.map((s) => `${s.probes.map((p) => p.name).join(', ')} (${s.id})`).join('; ')}`,
     )
+    .option(
+      '--input <file>',
+      `a YAML or JSON file of what the probes send, for targets whose probes take inputs: ${all
+        .filter((f) => f.help?.inputs)
+        .map((f) => `${f.help?.inputs} (${f.id})`)
+        .join('; ')}`,
+    )
     .option('--out <dir>', 'folder for <harness>/<probe>.yaml and <harness>/manifest.yaml', 'cassettes')
     .option('--seed <n>', 'simulator seed: the same seed gives the same ids', parseSeed, 1)
     .option('--latency <ms>', 'simulator pause between stream events, like a vendor', parseWholeMs, 2)
@@ -125,6 +149,7 @@ async function record(flags: RecordFlags, signal: AbortSignal): Promise<number> 
     variant: flags.harness,
     folder: flags.folder,
     probes,
+    inputs: flags.input === undefined ? undefined : await readInputFile(flags.input),
     outDir: flags.out,
     simulator: { seed: flags.seed, latencyMs: flags.latency },
     redact: await loadRedactionConfig(flags.config),
