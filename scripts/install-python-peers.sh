@@ -37,6 +37,9 @@ install hermes 3.11
 install hermes-client 3.13
 # The MCP Python SDK, for the FastMCP server the MCP peers record (test/peers/clients/fastmcp_server.py).
 install mcp-fastmcp 3.12
+# AG-UI servers of two projects, for the ag-ui family's peers (test/peers/clients/agui_*_server.py).
+install agui-pydantic 3.12
+install agui-langgraph 3.12
 # Older releases, for the drift tests on real releases (test/drift/releases/).
 install omnigent-0.19.0 3.12
 install omnigent-0.18.0 3.12

@@ -132,17 +132,25 @@ function checkTerminal(rule: RuleOf<'terminal'>, { at, start, end, v }: Walk): v
 function checkPairedBy(rule: RuleOf<'pairedBy'>, { at, start, end, v }: Walk): void {
   const s = compileSelector(rule.start);
   const e = anyOf(rule.end);
+  const abandon = rule.abandonedBy === undefined ? undefined : compileSelector(rule.abandonedBy);
   const open = new Map<string, number>();
   const closed = new Set<string>();
+  // Left open by an abandoning event: an end may still come for them, but need not.
+  const abandoned = new Set<string>();
   for (let i = start; i < end; i++) {
     const ev = at(i);
+    if (abandon?.matches(ev)) {
+      for (const key of open.keys()) abandoned.add(key);
+      open.clear();
+    }
     const key = String(valueAt(ev.data, rule.key));
     if (s.matches(ev)) {
       if (open.has(key)) v(i, `a second ${rule.start} for ${rule.key}=${key} while one is open`);
       else open.set(key, i);
       closed.delete(key);
+      abandoned.delete(key);
     } else if (e.matches(ev)) {
-      if (open.has(key)) {
+      if (open.has(key) || abandoned.delete(key)) {
         open.delete(key);
         closed.add(key);
       } else

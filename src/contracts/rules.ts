@@ -35,7 +35,15 @@ export const ruleSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('exactlyOne'), ...meta, of: z.array(selectorSchema).min(1) }),
   z.strictObject({ kind: z.literal('atMostOne'), ...meta, of: selectorSchema }),
   z.strictObject({ kind: z.literal('terminal'), ...meta, of: z.array(selectorSchema).min(1), trailers: z.array(selectorSchema) }),
-  z.strictObject({ kind: z.literal('pairedBy'), ...meta, start: selectorSchema, end: z.array(selectorSchema).min(1), key: z.string() }),
+  z.strictObject({
+    kind: z.literal('pairedBy'),
+    ...meta,
+    start: selectorSchema,
+    end: z.array(selectorSchema).min(1),
+    key: z.string(),
+    /** An event that abandons what is open (a run that failed): a start it follows need not end (decision 0028). */
+    abandonedBy: selectorSchema.optional(),
+  }),
   z.strictObject({ kind: z.literal('never'), ...meta, event: selectorSchema, after: selectorSchema, until: selectorSchema.optional() }),
   z.strictObject({ kind: z.literal('eventually'), ...meta, event: selectorSchema, after: selectorSchema }),
   z.strictObject({ kind: z.literal('firstEvent'), ...meta, event: selectorSchema }),
@@ -107,13 +115,23 @@ export const terminal = (of: string[], opts: { trailers: string[] }, m: Meta = u
   of,
   trailers: opts.trailers,
 });
-/** Every `start` has exactly one later `end` with the same `key` value (a dot path). */
-export const pairedBy = (start: string, end: string[], key: string, m: Meta = unnamed('pairedBy', start, end, key)): Rule => ({
+/**
+ * Every `start` has exactly one later `end` with the same `key` value (a dot path); with `abandonedBy`, a start
+ * still open when such an event comes need not end.
+ */
+export const pairedBy = (
+  start: string,
+  end: string[],
+  key: string,
+  m: Meta = unnamed('pairedBy', start, end, key),
+  opts: { abandonedBy?: string } = {},
+): Rule => ({
   kind: 'pairedBy',
   ...withScope(m),
   start,
   end,
   key,
+  ...opts,
 });
 /** No `event` after an `after` one (until an `until` one, when given, starts over). */
 export const never = (event: string, opts: { after: string; until?: string }, m: Meta = unnamed('never', event, opts)): Rule => ({
@@ -208,7 +226,7 @@ function describeKind(rule: Rule): string {
     case 'terminal':
       return `terminal(${rule.of.join(' | ')}; trailers ${rule.trailers.join(', ') || 'none'})`;
     case 'pairedBy':
-      return `pairedBy(${rule.start} -> ${rule.end.join(' | ')} by ${rule.key})`;
+      return `pairedBy(${rule.start} -> ${rule.end.join(' | ')} by ${rule.key}${rule.abandonedBy === undefined ? '' : ` unless ${rule.abandonedBy}`})`;
     case 'never':
       return `never(${rule.event} after ${rule.after}${rule.until === undefined ? '' : ` until ${rule.until}`})`;
     case 'eventually':

@@ -26,6 +26,7 @@ const rulesUnderTest: Rule[] = [
   atMostOne('b', m),
   terminal(['c'], { trailers: ['d'] }, m),
   pairedBy('a', ['b', 'c'], 'k', m),
+  pairedBy('a', ['b'], 'k', m, { abandonedBy: 'd' }),
   never('b', { after: 'c' }, m),
   never('*', { after: 'd' }, m),
   never('b', { after: 'c', until: 'a' }, m),

@@ -41,13 +41,26 @@ export function referenceViolations(rule: Rule, events: string[]): number[] {
       case 'pairedBy': {
         const starts = (x: string) => is(x, rule.start);
         const ends = (x: string) => rule.end.some((s) => is(x, s));
-        // Whether a start of this key is open just before j: starts open, ends close.
-        let openNow = false;
-        for (const h of before) if (key(h) === key(e)) openNow = starts(h) ? true : ends(h) ? false : openNow;
+        const abandons = (x: string) => rule.abandonedBy !== undefined && is(x, rule.abandonedBy);
+        // The key's state just before j: starts open it, ends close what is open or abandoned, an abandoning event
+        // (of any key) abandons what is open. The event's own abandoning comes before its start or end.
+        type State = 'none' | 'open' | 'closed' | 'abandoned';
+        const step = (state: State, h: string, own: boolean): State => {
+          const s1 = abandons(h) && state === 'open' ? 'abandoned' : state;
+          if (!own) return s1;
+          if (starts(h)) return 'open';
+          return ends(h) && (s1 === 'open' || s1 === 'abandoned') ? 'closed' : s1;
+        };
+        let state: State = before.reduce<State>((st, h) => step(st, h, key(h) === key(e)), 'none');
+        if (abandons(e) && state === 'open') state = 'abandoned';
+        const openNow = state === 'open';
         if (starts(e) && openNow) bad.push(j);
-        if (ends(e) && !openNow) bad.push(j);
-        // A start that opened is closed by any later end of its key; without one it never ended.
-        if (starts(e) && !openNow && !after.some((x) => key(x) === key(e) && ends(x))) bad.push(j);
+        if (ends(e) && !openNow && state !== 'abandoned') bad.push(j);
+        // A start that opened is closed by the first later end of its key, or let go by a later abandoning event.
+        if (starts(e) && !openNow) {
+          const settles = after.find((x) => (key(x) === key(e) && ends(x)) || abandons(x));
+          if (settles === undefined) bad.push(j);
+        }
         break;
       }
       case 'never': {

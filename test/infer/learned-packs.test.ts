@@ -32,7 +32,7 @@ const FAMILIES: FamilyCase[] = [
   { family: 'codex', record: ['--target', 'codex'], folder: 'codex-app-server', all: ['codex-app-server', 'codex-app-server-real'] },
   { family: 'opencode', record: ['--target', 'opencode'], folder: 'opencode-serve', all: ['opencode-serve', 'opencode-serve-real'] },
   { family: 'mcp', record: ['--target', 'mcp'], folder: 'mcp', all: ['mcp', 'mcp-everything-real', 'mcp-fastmcp-real'] },
-  { family: 'ag-ui', record: ['--target', 'ag-ui'], folder: 'ag-ui', all: ['ag-ui'] },
+  { family: 'ag-ui', record: ['--target', 'ag-ui'], folder: 'ag-ui', all: ['ag-ui', 'ag-ui-pydantic-real', 'ag-ui-langgraph-real'] },
 ];
 
 interface VerifyJson {

@@ -5,6 +5,7 @@ import { defineFamily, type PlanContext, simulatorBasics, TURN_MS, turnCeiling }
 import { checkListening, findProbe, observeSafely, REPLAY_ORIGIN, throughDoor } from '../kit/index.js';
 import { AgUiClient } from './client.js';
 import { parseProbeInputs, resolveInputs } from './inputs.js';
+import { AG_UI_MOCK_RULES } from './mock-model.js';
 import { agUiEvents } from './packs.js';
 import { AG_UI_PROBES, type AgUiProbe } from './probes.js';
 import { recordedInputs } from './recorded-inputs.js';
@@ -73,6 +74,7 @@ with the option to give. The cassettes name the ag-ui/events pack.`,
         ),
     };
   },
+  mockModel: AG_UI_MOCK_RULES,
   replay: async (recorded, door, pace = 'replay') => {
     const probe = findProbe(AG_UI_PROBES, recorded.probe, 'ag-ui');
     const cassette = await loadCassette(recorded.file);

@@ -14,7 +14,11 @@ const payloads: Record<string, z.ZodType> = Object.fromEntries(
 
 /** A span of one kind (a text message, a tool call) opened by `start`, carrying `content`, closed once by `end`, all by `key`. */
 function span(kind: string, start: string, content: string | undefined, end: string, key: string, source: string): Rule[] {
-  const rules = [pairedBy(start, [end], key, m(`${kind}-closed`, `every ${start} is closed by one ${end} of its ${key}`, source))];
+  const rules = [
+    pairedBy(start, [end], key, m(`${kind}-closed`, `every ${start} is closed by one ${end} of its ${key}, unless the run fails`, source), {
+      abandonedBy: 'RUN_ERROR',
+    }),
+  ];
   if (content === undefined) return rules;
   return [
     ...rules,
@@ -72,7 +76,12 @@ const rules: Rule[] = [
     'SUBAGENT_STARTED',
     ['SUBAGENT_FINISHED', 'SUBAGENT_ERROR'],
     'subagentRunId',
-    m('subagent-closed', 'every SUBAGENT_STARTED ends with one SUBAGENT_FINISHED or SUBAGENT_ERROR', sdk('subagents')),
+    m(
+      'subagent-closed',
+      'every SUBAGENT_STARTED ends with one SUBAGENT_FINISHED or SUBAGENT_ERROR, unless the run fails',
+      sdk('subagents'),
+    ),
+    { abandonedBy: 'RUN_ERROR' },
   ),
   precedes(
     'STATE_SNAPSHOT',

@@ -1,5 +1,5 @@
 import { type SuiteObservation, supported, unsupported } from '../../manifest/index.js';
-import type { StreamEvent } from '../kit/index.js';
+import { ServerResponseError, type StreamEvent } from '../kit/index.js';
 import { type AgUiClient, type Message, messagesOf, ofType, type Run, replyText, runInput, userMessage } from './client.js';
 import type { ResolvedInputs } from './inputs.js';
 
@@ -113,6 +113,8 @@ export const MALFORMED_INPUT = '{"threadId":42,"runId":"run-bad_input-1","messag
 async function badInput(ctx: ProbeContext): Promise<SuiteObservation> {
   const res = await ctx.client.post(MALFORMED_INPUT);
   const body = await res.text();
+  // A gateway's error (the recording proxy's when the server is down) says nothing of how the server judges input.
+  if (res.status >= 502 && res.status <= 504) throw new ServerResponseError(res.status, `POST ${new URL(ctx.client.url).pathname}`, body);
   if (res.status >= 400 && res.status < 500) return supported(`refused with ${res.status}`);
   if (res.status >= 500) return unsupported(`answered ${res.status}, a server error, not a refusal of the input (4xx)`);
   return body.includes('"RUN_ERROR"')

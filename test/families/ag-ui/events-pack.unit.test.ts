@@ -80,10 +80,13 @@ const BREAKS: Record<string, () => Promise<Cassette>> = {
 };
 
 describe('ag-ui/events', () => {
-  it('holds on every committed AG-UI recording, and is chosen for them by their traffic alone', async () => {
+  it('holds on every committed AG-UI recording (the simulator, pydantic-ai, LangGraph), and is chosen for them by their traffic alone', async () => {
     registerPacks([agUiEvents]);
-    const files = (await readdir(DIR)).filter((f) => f.endsWith('.yaml') && f !== 'manifest.yaml').map((f) => `${DIR}/${f}`);
-    expect(files.length).toBeGreaterThanOrEqual(6);
+    const dirs = [DIR, 'cassettes/ag-ui-pydantic-real', 'cassettes/ag-ui-langgraph-real'];
+    const files = [];
+    for (const dir of dirs)
+      files.push(...(await readdir(dir)).filter((f) => f.endsWith('.yaml') && f !== 'manifest.yaml').map((f) => `${dir}/${f}`));
+    expect(files.length).toBeGreaterThanOrEqual(18);
     for (const file of files) {
       const c = await loadCassette(file);
       expect(broken(c), file).toEqual([]);
@@ -94,6 +97,15 @@ describe('ag-ui/events', () => {
           file,
         ).toEqual(['ag-ui/events']);
     }
+  });
+
+  it('lets a run that fails leave what it opened: RUN_ERROR ends it where RUN_FINISHED could not', async () => {
+    const cut = (end: AgUiEvent) => edit('run', (e) => [...e.slice(0, at(e, 'TEXT_MESSAGE_CONTENT') + 1), end]);
+    expect(broken(await cut({ type: 'RUN_ERROR', message: 'model unreachable' })())).toEqual([]);
+    expect(broken(await cut({ type: 'RUN_FINISHED', threadId: 'thread-run', runId: 'run-run-1' })())).toEqual([
+      'text-message-closed',
+      'step-closed',
+    ]);
   });
 
   it('has a recording that breaks each rule', () => {

@@ -13,7 +13,7 @@ import { type AgUiEvent, eventsOf, runsOf, setEvents } from './ag-ui-events.js';
  * pack refuses; a stream only the pack refuses must break a rule the pack names as beyond what verifyEvents checks.
  * The list of those is printed with `ONLY_PACK=1`.
  */
-const FOLDERS = ['cassettes/ag-ui'];
+const FOLDERS = ['cassettes/ag-ui', 'cassettes/ag-ui-pydantic-real', 'cassettes/ag-ui-langgraph-real'];
 
 type Edit = { name: string; apply: (e: AgUiEvent[], i: number) => AgUiEvent[] | undefined };
 const EDITS: Edit[] = [
