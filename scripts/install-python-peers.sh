@@ -44,3 +44,4 @@ install agui-langgraph 3.12
 install omnigent-0.19.0 3.12
 install omnigent-0.18.0 3.12
 install hermes-0.18.2 3.11
+install agui-pydantic-2.60.0 3.12

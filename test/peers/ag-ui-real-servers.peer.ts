@@ -5,13 +5,14 @@ import { HttpAgent } from '@ag-ui/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runBench, startBench } from '../helpers/cli.js';
-import { type AgUiServer, LANGGRAPH, PYDANTIC_AI, startAgUiServer } from './ag-ui-servers.js';
+import { type AgUiServer, LANGGRAPH, PYDANTIC_AI, PYDANTIC_AI_2_60, startAgUiServer } from './ag-ui-servers.js';
 
 /**
  * The AG-UI family against real servers of two projects, as users run it (`npx bench`): pydantic-ai's AGUIAdapter
  * and LangGraph's ag-ui-langgraph, each a small agent on tapedeck's mock model (test/peers/clients/agui_*_server.py).
  */
 const ROOT = join(import.meta.dirname, '..', '..');
+const ROUNDS = 3;
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -73,4 +74,41 @@ describe.each([PYDANTIC_AI, LANGGRAPH])('bench record --target ag-ui on $name', 
     expect(verify.stdout).toMatch(/checked 1 cassettes?, 2 streams, \d+ events against 19 rules: no violations/);
     expect(verify.code).toBe(0);
   }, 120_000);
+});
+
+/** `npx bench drift --target ag-ui --server` against a baseline folder, every severity, as the expected file writes it. */
+async function drift(baseline: string, url: string): Promise<string[]> {
+  const r = await runBench(['drift', '--baseline', baseline, '--target', 'ag-ui', '--server', url, '--fail-on', 'info', '--json']);
+  expect([0, 1], r.stderr).toContain(r.code);
+  const report = JSON.parse(r.stdout) as {
+    compared: { scope: string; probes: string[] }[];
+    findings: { scope: string; severity: string; subject: string; message: string }[];
+  };
+  return [
+    ...report.compared.map((c) => `compared ${c.scope}: ${c.probes.length} probes`),
+    ...report.findings.map((f) => `${f.scope} [${f.severity}] ${f.subject}: ${f.message}`),
+  ];
+}
+
+describe('bench drift between pydantic-ai releases', () => {
+  it('2.60.0 against the pinned 2.78.0 prints exactly the committed, source-traced report', async () => {
+    const text = await readFile(join(ROOT, 'test', 'drift', 'releases', 'ag-ui-pydantic-2.60.0-vs-2.78.0.expected.txt'), 'utf8');
+    const expected = text.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+    const { url } = await startAgUiServer(PYDANTIC_AI_2_60, cleanups);
+    expect(await drift(join(ROOT, 'cassettes', 'ag-ui-pydantic-real'), url)).toEqual(expected);
+  }, 180_000);
+
+  it(`each release against itself prints nothing, in ${ROUNDS} of ${ROUNDS} rounds`, async () => {
+    const pinned = (await startAgUiServer(PYDANTIC_AI, cleanups)).url;
+    const older = (await startAgUiServer(PYDANTIC_AI_2_60, cleanups)).url;
+    const out = await tempDir();
+    const r = await runBench(['record', '--target', 'ag-ui', '--server', older, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    for (let n = 1; n <= ROUNDS; n++) {
+      expect(await drift(join(ROOT, 'cassettes', 'ag-ui-pydantic-real'), pinned), `2.78.0, round ${n}`).toEqual([
+        'compared ag-ui-pydantic-real: 6 probes',
+      ]);
+      expect(await drift(join(out, 'ag-ui'), older), `2.60.0, round ${n}`).toEqual(['compared ag-ui: 6 probes']);
+    }
+  }, 600_000);
 });

@@ -58,3 +58,6 @@ export async function startAgUiServer(s: AgUiServer, cleanups: (() => Promise<un
   });
   return { url: `http://127.0.0.1:${port}/agent`, child };
 }
+
+/** An older release of the pydantic-ai server, on the pinned release's dependencies where it can take them, for drift. */
+export const PYDANTIC_AI_2_60 = server('pydantic-ai 2.60.0', 'ag-ui-pydantic-real', 'agui-pydantic-2.60.0', 'agui_pydantic_server.py');
