@@ -46,6 +46,7 @@ export function payloadViolations(events: readonly CheckedEvent[], pack: Pack, m
   events.forEach((e, i) => {
     if (e.type === ':comment') return;
     checkResult?.(e, i);
+    if (e.refused) return;
     const schema = pack.payloads[e.type];
     if (!schema) {
       if (pack.openVocabulary) return;

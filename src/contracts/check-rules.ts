@@ -196,11 +196,12 @@ function checkFirstEvent(rule: RuleOf<'firstEvent'>, { at, start, end, v }: Walk
 function checkProgression(rule: RuleOf<'progression'>, { at, start, end, v }: Walk): void {
   const sel = compileSelector(rule.event);
   const keyPaths = rule.key.split('|');
+  const fieldPaths = rule.field.split('|');
   const reached = new Map<string, number>();
   for (let i = start; i < end; i++) {
     const e = at(i);
     if (!sel.matches(e)) continue;
-    const value = String(valueAt(e.data, rule.field));
+    const value = String(valueAtAny(e.data, fieldPaths));
     const stage = rule.stages.findIndex((st) => st.includes(value));
     if (stage === -1) continue;
     const key = String(valueAtAny(e.data, keyPaths));

@@ -2,7 +2,7 @@ export { findPack, registeredPacks, registerPacks } from './catalogue.js';
 export { checkEvents } from './check-events.js';
 export { checkRule, type RuleViolation, type Segment } from './check-rules.js';
 export { embeddedJson } from './embedded-json.js';
-export { jsonRpcSessions, type SessionUnderCheck } from './jsonrpc-sessions.js';
+export { jsonRpcSessions, type SessionKey, type SessionUnderCheck } from './jsonrpc-sessions.js';
 export { isKeyName, keyFields } from './keys.js';
 export { type MatcherEvents, toSatisfyContract } from './matcher.js';
 export type { Pack, ResultContext } from './pack.js';

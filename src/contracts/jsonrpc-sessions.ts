@@ -34,12 +34,20 @@ function headerValue(headers: Record<string, string | string[]> | undefined, nam
   return Array.isArray(v) ? v[0] : v;
 }
 
+/**
+ * Whether an object is meant as a JSON-RPC message: one with any of its members. A plain JSON answer on the same
+ * header (A2A's agent card) is no message of the session; a message that lost its `jsonrpc` still is, and is wrong.
+ */
+function isMessage(m: object): boolean {
+  return ['jsonrpc', 'id', 'method', 'result', 'error'].some((k) => k in m);
+}
+
 /** The JSON-RPC messages a body holds: one, a batch, or none (no JSON, or nothing JSON-RPC). */
 function messagesOf(body: Body | undefined): Record<string, unknown>[] {
   if (!body) return [];
   const json = 'json' in body ? body.json : 'text' in body ? readJson(body.text)?.json : undefined;
   const list = Array.isArray(json) ? json : [json];
-  return list.filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null && !Array.isArray(m));
+  return list.filter((m): m is Record<string, unknown> => typeof m === 'object' && m !== null && !Array.isArray(m) && isMessage(m));
 }
 
 function typeOf(message: Record<string, unknown>, side: 'client' | 'server'): string {
@@ -60,24 +68,36 @@ function placed(i: Interaction): Placed[] {
     const json = item.data ? readJson(item.data)?.json : undefined;
     if (typeof json !== 'object' || json === null) continue;
     for (const m of Array.isArray(json) ? json : [json])
-      out.push({ at: item.at, seq: i.seq, position, event: { type: typeOf(m as Record<string, unknown>, 'server'), data: m } });
+      if (typeof m === 'object' && m !== null && isMessage(m))
+        out.push({ at: item.at, seq: i.seq, position, event: { type: typeOf(m as Record<string, unknown>, 'server'), data: m } });
   }
   return out;
 }
 
 /**
- * The sessions of a cassette: interactions grouped by the id `header` carries, for every id the server issued
- * (in a response's header: the `initialize` answer). A request naming an id the server never issued, or one the
+ * What makes interactions one session: the header whose value they share, and who issues its values: the server
+ * (MCP's `Mcp-Session-Id`, in the `initialize` answer) or the client (a header it sends on every request, such as
+ * A2A's `A2A-Version`: then every request of the recording that carries it is one exchange, checked whole).
+ */
+export interface SessionKey {
+  header: string;
+  issuedBy?: 'server' | 'client' | undefined;
+}
+
+/**
+ * The sessions of a cassette: interactions grouped by the id `header` carries, for every id issued (by the server,
+ * in a response's header: the `initialize` answer; or by the client, on its requests). A request naming an id the server never issued, or one the
  * transport refused with a 4xx (404 for a session over, or a server's 400 for an id it no longer knows), is no session's.
  */
-export function jsonRpcSessions(cassette: Cassette, header: string): SessionUnderCheck[] {
+export function jsonRpcSessions(cassette: Cassette, session: SessionKey): SessionUnderCheck[] {
+  const { header, issuedBy = 'server' } = session;
   // A 4xx is the transport refusing the request (the session ended, or never was): the session never took it, and
   // an id such a refusal echoes (the Python SDK sends the unknown one back) was never issued. Whether the refusal is
   // the 404 the spec asks for is the session probe's to judge, not an ordering rule's.
   const taken = cassette.interactions.filter((i) => !((i.response?.status ?? 0) >= 400 && (i.response?.status ?? 0) < 500));
   const issued = new Map<string, Interaction[]>();
   for (const i of taken) {
-    const key = headerValue(i.response?.headers, header);
+    const key = headerValue(issuedBy === 'server' ? i.response?.headers : i.request.headers, header);
     if (key !== undefined && !issued.has(key)) issued.set(key, []);
   }
   for (const i of taken) {
@@ -102,14 +122,27 @@ export function jsonRpcSessions(cassette: Cassette, header: string): SessionUnde
   return out;
 }
 
-/** Gives each server response the client request it answers, by id, as `request`: a copy, the recording untouched. */
+/** JSON-RPC's codes for a request refused as it was written: Invalid Request, Invalid params. */
+const REFUSED_AS_INVALID = new Set([-32600, -32602]);
+
+/**
+ * Gives each server response the client request it answers, by id, as `request`: a copy, the recording untouched.
+ * A request the server refused as invalid (-32600, -32602) is marked `refused`: its payload is the server's to
+ * judge, and it did (a conformance probe sends such a request on purpose).
+ */
 function withRequests(events: CheckedEvent[]): CheckedEvent[] {
   const asked = new Map<string, unknown>();
+  const at = new Map<string, number>();
   for (const [n, e] of events.entries()) {
-    const m = e.data as { id?: unknown; method?: unknown };
+    const m = e.data as { id?: unknown; method?: unknown; error?: { code?: unknown } };
     if (m.id === undefined) continue;
-    if (e.type.startsWith('client:') && typeof m.method === 'string') asked.set(JSON.stringify(m.id), m);
-    else if (e.type === 'response') {
+    if (e.type.startsWith('client:') && typeof m.method === 'string') {
+      asked.set(JSON.stringify(m.id), m);
+      at.set(JSON.stringify(m.id), n);
+    } else if (e.type === 'response') {
+      const asker = at.get(JSON.stringify(m.id));
+      if (asker !== undefined && REFUSED_AS_INVALID.has(m.error?.code as number))
+        events[asker] = { ...(events[asker] as CheckedEvent), refused: true };
       const data = { ...(m as object) };
       Object.defineProperty(data, 'request', { value: asked.get(JSON.stringify(m.id)), enumerable: false });
       events[n] = { ...e, data };

@@ -66,7 +66,7 @@ export const packFileSchema = z.strictObject({
   noise: z.array(z.string()).optional(),
   reorderable: z.array(z.string()).optional(),
   /** JSON-RPC over HTTP: the interactions whose requests carry the same value of this header are one session, checked whole. */
-  session: z.strictObject({ header: z.string().min(1) }).optional(),
+  session: z.strictObject({ header: z.string().min(1), issuedBy: z.enum(['server', 'client']).optional() }).optional(),
   rules: z.array(fileRule).min(1),
 });
 export type PackFile = z.input<typeof packFileSchema>;
@@ -171,6 +171,6 @@ function toPack(data: PackFileData, file: string, fault: Fault): Pack {
     ...(data.optional ? { optional: data.optional } : {}),
     ...(data.noise ? { noise: data.noise } : {}),
     ...(data.reorderable ? { reorderable: data.reorderable } : {}),
-    ...(data.session ? { session: { header: data.session.header.toLowerCase() } } : {}),
+    ...(data.session ? { session: { ...data.session, header: data.session.header.toLowerCase() } } : {}),
   };
 }

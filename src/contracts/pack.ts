@@ -33,9 +33,10 @@ export interface Pack {
   rules: Rule[];
   /**
    * JSON-RPC over HTTP (MCP's Streamable HTTP): the interactions whose requests carry the same value of this header
-   * are one session, checked as a whole (both sides' messages, in wire order) instead of stream by stream.
+   * are one session, checked as a whole (both sides' messages, in wire order) instead of stream by stream. The
+   * server issues the values (default), or the client does (`issuedBy: client`: a header on its every request).
    */
-  session?: { header: string };
+  session?: { header: string; issuedBy?: 'server' | 'client' | undefined };
   /** Paths of the stream requests this pack describes; without it, every stream of a cassette is checked. */
   routes?: RegExp[];
   /**

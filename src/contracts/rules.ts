@@ -177,7 +177,8 @@ export const sequence = (
  * Among the `event`s with the same `key`, the value at `field` never moves back
  * through `stages` (each stage lists the values it allows): a tool's state goes
  * pending, running, then completed or error, however often each repeats.
- * `key` may list paths as `a|b`: the first one an event has.
+ * `key` and `field` may list paths as `a|b`: the first one an event has (a task's state sits in one place in the
+ * task and in another in its updates).
  */
 export const progression = (
   event: string,

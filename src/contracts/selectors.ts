@@ -8,6 +8,8 @@ export interface CheckedEvent {
   id?: string | undefined;
   retry?: number | undefined;
   comment?: string | undefined;
+  /** A JSON-RPC request the server refused as invalid: its payload schema is not checked. */
+  refused?: boolean | undefined;
 }
 
 export interface Selector {

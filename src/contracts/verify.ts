@@ -4,7 +4,7 @@ import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { pickShard, type Shard } from '../fs/shard.js';
 import { registeredPacks } from './catalogue.js';
 import { checkEvents, type PayloadChecks, type Window } from './check-events.js';
-import { jsonRpcSessions } from './jsonrpc-sessions.js';
+import { jsonRpcSessions, type SessionKey } from './jsonrpc-sessions.js';
 import type { Pack } from './pack.js';
 import { loadPacks, resolvePacksSync } from './pack-file.js';
 import type { CheckedCassette, RuleResult, VerifyReport } from './report-types.js';
@@ -67,18 +67,19 @@ export function choosePacks(
 
 /** Why a JSON-RPC session pack fits a cassette: a session whose message types it knows (three at least), or undefined. */
 function sessionFit(cassette: Cassette, pack: Pack): string | undefined {
-  for (const session of jsonRpcSessions(cassette, (pack.session as { header: string }).header)) {
+  for (const session of jsonRpcSessions(cassette, pack.session as SessionKey)) {
     const types = new Set(session.events.map((e) => e.type));
     const known = [...types].filter((t) => pack.payloads[t] || pack.results?.[t.replace(/^client:/, '')]).length;
-    if (known >= 3) return `${known} of ${types.size} message types of session ${session.key} known`;
+    // A header the client sends on every request already names its protocol: two known types are enough there.
+    if (known >= (pack.session?.issuedBy === 'client' ? 2 : 3))
+      return `${known} of ${types.size} message types of session ${session.key} known`;
   }
   return undefined;
 }
 
 /** A session pack's verdicts: each session of the cassette checked as one stream of both sides' messages. */
 function checkSessions(cassette: Cassette, name: string, pack: Pack): Omit<RuleResult, 'pack'>[] {
-  const header = (pack.session as { header: string }).header;
-  return jsonRpcSessions(cassette, header).flatMap((s) =>
+  return jsonRpcSessions(cassette, pack.session as SessionKey).flatMap((s) =>
     checkEvents(s.events, pack, {
       cassette: name,
       interaction: s.first.seq,

@@ -1,5 +1,5 @@
 import type { Cassette } from '../cassette/index.js';
-import { type CheckedEvent, jsonRpcSessions, registeredPacks } from '../contracts/index.js';
+import { type CheckedEvent, jsonRpcSessions, registeredPacks, type SessionKey } from '../contracts/index.js';
 
 /** What drift profiles of one recorded stream: its events, typed, and the one turn they make. */
 export interface DriftStream {
@@ -7,12 +7,12 @@ export interface DriftStream {
   turns: { start: number; end: number }[];
 }
 
-/** The session header of the first of a cassette's packs that checks whole JSON-RPC sessions (MCP's `Mcp-Session-Id`). */
-export function sessionHeaderOf(cassette: Cassette): string | undefined {
+/** The session key of the first of a cassette's packs that checks whole JSON-RPC sessions (MCP's `Mcp-Session-Id`). */
+export function sessionHeaderOf(cassette: Cassette): SessionKey | undefined {
   const packs = registeredPacks();
   for (const name of cassette.meta.packs ?? []) {
-    const header = packs.find((p) => p.name === name)?.session?.header;
-    if (header) return header;
+    const session = packs.find((p) => p.name === name)?.session;
+    if (session) return session;
   }
   return undefined;
 }
@@ -30,12 +30,12 @@ function driftType(e: CheckedEvent): string {
  * or a JSON body), each typed by what it is rather than SSE's `message`, so a result's shape is its method's. The
  * standalone GET stream is its own stream: its place among the POSTs' answers is the server's timing, not an order.
  */
-export function sessionDriftStreams(cassette: Cassette, header: string): DriftStream[] {
+export function sessionDriftStreams(cassette: Cassette, session: SessionKey): DriftStream[] {
   const bySeq = new Map<number, CheckedEvent[]>();
-  for (const session of jsonRpcSessions(cassette, header))
-    for (const [n, e] of session.events.entries()) {
+  for (const one of jsonRpcSessions(cassette, session))
+    for (const [n, e] of one.events.entries()) {
       if (e.type.startsWith('client:')) continue;
-      const seq = session.seqs[n] as number;
+      const seq = one.seqs[n] as number;
       const list = bySeq.get(seq) ?? [];
       list.push({ ...e, type: driftType(e) });
       bySeq.set(seq, list);

@@ -4,6 +4,7 @@ import { registerPacks } from '../contracts/index.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_SUITE, type Manifest } from '../manifest/index.js';
 import type { MockRule } from '../mock-model/index.js';
+import { a2aFamily } from './a2a/family.js';
 import { agUiFamily } from './ag-ui/family.js';
 import { codexFamily } from './codex/family.js';
 import { checkFamily, type Family } from './family.js';
@@ -13,7 +14,15 @@ import { omnigentFamily } from './omnigent/family.js';
 import { opencodeFamily } from './opencode/family.js';
 
 /** The families tapedeck ships. Adding one is a folder and a line here; the first is `--target`'s default. */
-export const BUILT_IN_FAMILIES: readonly Family[] = [omnigentFamily, hermesFamily, codexFamily, opencodeFamily, mcpFamily, agUiFamily];
+export const BUILT_IN_FAMILIES: readonly Family[] = [
+  omnigentFamily,
+  hermesFamily,
+  codexFamily,
+  opencodeFamily,
+  mcpFamily,
+  agUiFamily,
+  a2aFamily,
+];
 
 const known: Family[] = [];
 

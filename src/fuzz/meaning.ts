@@ -34,13 +34,22 @@ function methodsById(interaction: Interaction): Map<string, string> {
   );
 }
 
+/**
+ * The type whose payload schema judges an item: a JSON-RPC message's, as a session pack types it (its method, or
+ * `response`), since its SSE item names no type of its own; any other item's own type.
+ */
+function schemaType(item: SseItem, data: unknown): string {
+  if (!isRecord(data) || data.jsonrpc !== '2.0') return itemType(item);
+  return typeof data.method === 'string' ? data.method : 'response';
+}
+
 /** The meaning check for one interaction's stream under its packs: each event by its type, each JSON-RPC result by its method. */
 export function keepsMeaningIn(packs: readonly Pack[], interaction: Interaction): KeepsMeaning {
   let methods: Map<string, string> | undefined;
   return (item, data, change) => {
     if (change.kind !== 'drop') return true;
     if (at(data, change.path) === true) return false; // a flag left out reads as false (MCP's isError: true, dropped, is a success)
-    const schemas = packs.flatMap((p) => p.payloads[itemType(item)] ?? []);
+    const schemas = packs.flatMap((p) => p.payloads[schemaType(item, data)] ?? []);
     if (!schemas.every((s) => dropKeepsMeaning(s, data, change.path))) return false;
     if (!isRecord(data) || !('result' in data) || change.path[0] !== 'result') return true;
     methods ??= methodsById(interaction);

@@ -40,7 +40,7 @@ export function sessionHeader(recordings: readonly Recording[]): string | undefi
 /** Each JSON-RPC session of the recordings as one stream of both sides' messages, as a session pack checks it. */
 export function sessionStreams(recordings: readonly Recording[], header: string): LearnedStream[] {
   return recordings.flatMap(({ name, cassette }) =>
-    jsonRpcSessions(cassette, header).map((s) => ({
+    jsonRpcSessions(cassette, { header }).map((s) => ({
       where: `${name} #${s.first.seq}`,
       recording: name,
       route: 'session',

@@ -8,7 +8,7 @@ const SRC = join(ROOT, 'src');
 
 describe('a family lives in its folder: no family id in code or strings outside src/families/', () => {
   it('the built-in families are the folders the scan looks for', async () => {
-    expect((await familyIds(SRC)).sort()).toEqual(['ag-ui', 'codex', 'hermes', 'mcp', 'omnigent', 'opencode']);
+    expect((await familyIds(SRC)).sort()).toEqual(['a2a', 'ag-ui', 'codex', 'hermes', 'mcp', 'omnigent', 'opencode']);
   });
 
   it('no code token or string under src/ outside src/families/ names a family', async () => {

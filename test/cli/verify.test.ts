@@ -19,7 +19,7 @@ describe('bench verify', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.slice(0, -1).filter((l) => !/^~? ?cassettes\/clients\//.test(l))).toEqual([]);
     expect(lines.at(-1)).toMatch(
-      new RegExp(`^checked ${files} cassettes, \\d+ streams, \\d+ events against 119 rules: no violations, \\d+ not observed \\(.*\\)$`),
+      new RegExp(`^checked ${files} cassettes, \\d+ streams, \\d+ events against 128 rules: no violations, \\d+ not observed \\(.*\\)$`),
     );
   });
 
@@ -39,7 +39,7 @@ describe('bench verify', () => {
     const p = await runBench(['verify', '--pack', 'nope']);
     expect(p.code).toBe(2);
     expect(p.stderr).toBe(
-      'bench: unknown pack "nope"; known packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, hermes/responses, openai/chat-completions, codex/app-server, opencode/events, mcp/streamable-http, ag-ui/events\n',
+      'bench: unknown pack "nope"; known packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, hermes/responses, openai/chat-completions, codex/app-server, opencode/events, mcp/streamable-http, ag-ui/events, a2a/jsonrpc\n',
     );
     const f = await runBench(['verify', '--format', 'xml']);
     expect(f.code).toBe(2);

@@ -108,6 +108,21 @@ describe('keys and streamed text', () => {
     expect(checkRule(rule, events, { start: 0, end: events.length }).map((v) => v.eventIndex)).toEqual([4]);
   });
 
+  it('progression reads its field from whichever of a|b the event has: a task, then its status updates', () => {
+    const rule = progression(
+      '*',
+      { key: 'task.id|update.taskId', field: 'task.state|update.state', stages: [['new'], ['busy'], ['done']] },
+      m,
+    );
+    const events = [
+      ev('task', { task: { id: 't1', state: 'new' } }),
+      ev('update', { update: { taskId: 't1', state: 'busy' } }),
+      ev('update', { update: { taskId: 't1', state: 'done' } }),
+      ev('update', { update: { taskId: 't1', state: 'busy' } }),
+    ];
+    expect(checkRule(rule, events, { start: 0, end: events.length }).map((v) => v.eventIndex)).toEqual([3]);
+  });
+
   it('assembles: pieces add up to the whole text, and none comes after it', () => {
     const rule = assembles({ event: 'd', key: 'k', field: 'text' }, { event: 'w', key: 'k', field: 'text' }, m);
     const ok = [

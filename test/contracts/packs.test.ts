@@ -36,7 +36,11 @@ const unrelated: CheckedEvent = { type: 'zz.unrelated', data: {} };
 function setPath(data: Record<string, unknown>, path: string, value: unknown): void {
   const parts = path.split('.');
   let cur = data;
-  for (const p of parts.slice(0, -1)) cur = (cur[p] ??= {}) as Record<string, unknown>;
+  // A field a selector only needs present ('present') becomes an object when a deeper path (a scope key) goes through it.
+  for (const p of parts.slice(0, -1)) {
+    if (typeof cur[p] !== 'object' || cur[p] === null) cur[p] = {};
+    cur = cur[p] as Record<string, unknown>;
+  }
   cur[parts.at(-1) as string] = value;
 }
 
@@ -66,7 +70,7 @@ function minimalViolation(rule: Rule): [CheckedEvent[], number] {
       const at = (stage: number) => {
         const e = eventFor(rule.event);
         setPath(e.data as Record<string, unknown>, rule.key.split('|')[0] as string, 'k1');
-        setPath(e.data as Record<string, unknown>, rule.field, rule.stages[stage]?.[0]);
+        setPath(e.data as Record<string, unknown>, rule.field.split('|')[0] as string, rule.stages[stage]?.[0]);
         return e;
       };
       return [[at(1), at(0)], 1];
@@ -187,6 +191,7 @@ describe('built-in packs', () => {
       'opencode/events',
       'mcp/streamable-http',
       'ag-ui/events',
+      'a2a/jsonrpc',
     ]);
   });
 });

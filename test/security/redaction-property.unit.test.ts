@@ -102,7 +102,7 @@ const built = (t: Tree): Built => {
 /** Whether the nearest earlier event with a string at `path` holds a whole secret there. */
 function followsSecret(earlier: readonly Built[], path: (string | number)[]): boolean {
   const before = earlier.findLast((e) => typeof at(e.json, path) === 'string');
-  return before !== undefined && before.secrets.includes(at(before.json, path) as string);
+  return before?.secrets.includes(at(before.json, path) as string) ?? false;
 }
 const at = (v: unknown, path: (string | number)[]) => path.reduce<unknown>((x, k) => (x as Record<string | number, unknown>)?.[k], v);
 
