@@ -40,6 +40,8 @@ install mcp-fastmcp 3.12
 # AG-UI servers of two projects, for the ag-ui family's peers (test/peers/clients/agui_*_server.py).
 install agui-pydantic 3.12
 install agui-langgraph 3.12
+# The official A2A Python SDK's server, for the a2a family's peers (test/peers/clients/a2a_python_server.py).
+install a2a-python 3.12
 # Older releases, for the drift tests on real releases (test/drift/releases/).
 install omnigent-0.19.0 3.12
 install omnigent-0.18.0 3.12

@@ -173,6 +173,6 @@ describe('bench replay-check', () => {
     const r = await runBench(['replay-check', 'cassettes']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('ok   cursor-native basic_turn: SUPPORTED\n');
-    expect(r.stdout.trim().split('\n').at(-1)).toBe('148 passed, 0 failed');
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('164 passed, 0 failed');
   });
 });

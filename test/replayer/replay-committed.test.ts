@@ -45,7 +45,7 @@ describe('offline replay of the committed bench cassettes', () => {
     `reproduces every manifest verdict through MSW, ${RUNS} times over with identical results`,
     async () => {
       const first = await replayCheck(CASSETTES, { fetchFor: throughMsw });
-      expect(first.length).toBe(148);
+      expect(first.length).toBe(164);
       expect(first.filter((r) => !r.ok).map((r) => `${r.harness} ${r.probe} ${r.reason}`)).toEqual([]);
       for (let run = 1; run < RUNS; run++) {
         expect(summary(await replayCheck(CASSETTES, { fetchFor: throughMsw }))).toEqual(summary(first));
@@ -61,6 +61,6 @@ describe('offline replay of the committed bench cassettes', () => {
     server.resetHandlers();
     const rows = await replayCheck(CASSETTES);
     expect(rows.filter((r) => !r.ok)).toEqual([]);
-    expect(rows.length).toBe(148);
+    expect(rows.length).toBe(164);
   });
 });

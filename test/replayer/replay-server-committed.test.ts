@@ -15,7 +15,7 @@ describe('offline replay over a real socket', () => {
       },
     });
     expect(rows.filter((r) => !r.ok)).toEqual([]);
-    expect(rows.length).toBe(148);
+    expect(rows.length).toBe(164);
   });
 });
 

@@ -81,10 +81,12 @@ const BREAKS: Record<string, () => Promise<Cassette>> = {
 };
 
 describe('a2a/jsonrpc', () => {
-  it('holds on every committed A2A recording, and is chosen for them by their traffic alone', async () => {
+  it('holds on every committed A2A recording (the simulator, both SDKs’ agents), and is chosen for them by their traffic alone', async () => {
     registerPacks([a2aJsonRpc]);
-    const files = (await readdir(DIR)).filter((f) => f.endsWith('.yaml') && f !== 'manifest.yaml').map((f) => `${DIR}/${f}`);
-    expect(files).toHaveLength(8);
+    const files: string[] = [];
+    for (const dir of [DIR, 'cassettes/a2a-js-real', 'cassettes/a2a-python-real'])
+      files.push(...(await readdir(dir)).filter((f) => f.endsWith('.yaml') && f !== 'manifest.yaml').map((f) => `${dir}/${f}`));
+    expect(files).toHaveLength(24);
     for (const file of files) {
       const c = await loadCassette(file);
       expect(broken(c), file).toEqual([]);
