@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { startListening } from './listening.js';
 
 /**
  * The real A2A agents the peers run, one on each official SDK: @a2a-js/sdk 1.3.0 (test/peers/clients/a2a-js-server.mjs)
@@ -37,23 +37,6 @@ export const A2A_PYTHON: A2aServer = {
 /** Starts `s`; `cleanups` stops it by its PID. Resolves to its base URL. */
 export async function startA2aServer(s: A2aServer, cleanups: (() => Promise<unknown>)[]): Promise<{ url: string; child: ChildProcess }> {
   if (!existsSync(s.installed)) throw new Error(`${s.name} is not installed at ${s.installed}; run npm run test:peers`);
-  const child = spawn(s.command[0] as string, s.command.slice(1), { cwd: HERE, stdio: ['ignore', 'ignore', 'pipe'] });
-  cleanups.push(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  });
-  let stderr = '';
-  const port = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on('data', (d) => {
-      stderr += d;
-      const m = /tapedeck: listening on 127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`${s.name} exited (${code}) before listening: ${stderr}`)));
-  });
+  const { port, child } = await startListening(s.name, s.command, { cwd: HERE }, cleanups);
   return { url: `http://127.0.0.1:${port}`, child };
 }

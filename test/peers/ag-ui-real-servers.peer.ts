@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runBench, startBench } from '../helpers/cli.js';
 import { type AgUiServer, LANGGRAPH, PYDANTIC_AI, PYDANTIC_AI_2_60, startAgUiServer } from './ag-ui-servers.js';
+import { driftLines } from './drift-lines.js';
 
 /**
  * The AG-UI family against real servers of two projects, as users run it (`npx bench`): pydantic-ai's AGUIAdapter
@@ -77,18 +78,7 @@ describe.each([PYDANTIC_AI, LANGGRAPH])('bench record --target ag-ui on $name', 
 });
 
 /** `npx bench drift --target ag-ui --server` against a baseline folder, every severity, as the expected file writes it. */
-async function drift(baseline: string, url: string): Promise<string[]> {
-  const r = await runBench(['drift', '--baseline', baseline, '--target', 'ag-ui', '--server', url, '--fail-on', 'info', '--json']);
-  expect([0, 1], r.stderr).toContain(r.code);
-  const report = JSON.parse(r.stdout) as {
-    compared: { scope: string; probes: string[] }[];
-    findings: { scope: string; severity: string; subject: string; message: string }[];
-  };
-  return [
-    ...report.compared.map((c) => `compared ${c.scope}: ${c.probes.length} probes`),
-    ...report.findings.map((f) => `${f.scope} [${f.severity}] ${f.subject}: ${f.message}`),
-  ];
-}
+const drift = (baseline: string, url: string) => driftLines('ag-ui', baseline, url);
 
 describe('bench drift between pydantic-ai releases', () => {
   it('2.60.0 against the pinned 2.78.0 prints exactly the committed, source-traced report', async () => {

@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFamilyMockModel } from '../../src/probing/index.js';
+import { startListening } from './listening.js';
 
 /**
  * The real AG-UI servers the peers run, of two projects: pydantic-ai's AGUIAdapter and LangGraph's ag-ui-langgraph,
@@ -34,28 +34,12 @@ export async function startAgUiServer(s: AgUiServer, cleanups: (() => Promise<un
   if (!existsSync(s.python)) throw new Error(`${s.name} is not installed at ${s.python}; run npm run test:peers`);
   const model = await startFamilyMockModel();
   cleanups.push(() => model.close());
-  const child = spawn(s.python, [s.script], {
-    env: { ...process.env, MOCK_MODEL_URL: model.baseUrl },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  cleanups.push(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    // uvicorn finishes what is under way on SIGTERM; one that hangs on a stream is killed after 5 s.
-    const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  });
-  let stderr = '';
-  const port = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on('data', (d) => {
-      stderr += d;
-      const m = /tapedeck: listening on 127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`${s.name} exited (${code}) before listening: ${stderr}`)));
-  });
+  const { port, child } = await startListening(
+    s.name,
+    [s.python, s.script],
+    { env: { ...process.env, MOCK_MODEL_URL: model.baseUrl } },
+    cleanups,
+  );
   return { url: `http://127.0.0.1:${port}/agent`, child };
 }
 

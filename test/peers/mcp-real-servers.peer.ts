@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { benchProxyUnderWrapper, benchReplayOf, runBench } from '../helpers/cli.js';
+import { driftLines } from './drift-lines.js';
 import { EVERYTHING, EVERYTHING_2026_1_26, FASTMCP, type McpServer, startMcpServer } from './mcp-servers.js';
 
 /**
@@ -56,18 +57,7 @@ async function record(url: string): Promise<{ dir: string; verdicts: Verdicts }>
 }
 
 /** `npx bench drift --target mcp --server` against a baseline folder, every severity, as the expected file writes it. */
-async function drift(baseline: string, url: string): Promise<string[]> {
-  const r = await runBench(['drift', '--baseline', baseline, '--target', 'mcp', '--server', `${url}/mcp`, '--fail-on', 'info', '--json']);
-  expect([0, 1], r.stderr).toContain(r.code);
-  const report = JSON.parse(r.stdout) as {
-    compared: { scope: string; probes: string[] }[];
-    findings: { scope: string; severity: string; subject: string; message: string }[];
-  };
-  return [
-    ...report.compared.map((c) => `compared ${c.scope}: ${c.probes.length} probes`),
-    ...report.findings.map((f) => `${f.scope} [${f.severity}] ${f.subject}: ${f.message}`),
-  ];
-}
+const drift = (baseline: string, url: string) => driftLines('mcp', baseline, `${url}/mcp`);
 
 /** One session of the official SDK client through the probes' flows, as its own process. */
 async function flows(base: string): Promise<unknown> {

@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { startListening } from './listening.js';
 
 /**
  * The real MCP servers the peers run, each on a free 127.0.0.1 port that it says on stderr
@@ -40,24 +40,6 @@ export async function startMcpServer(
   cleanups: (() => Promise<unknown>)[],
 ): Promise<{ url: string; child: ChildProcess }> {
   if (!existsSync(server.installed)) throw new Error(`${server.name} is not installed at ${server.installed}; run npm run test:peers`);
-  const child = spawn(server.command[0] as string, server.command.slice(1), {
-    env: { ...process.env, PORT: '0' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    }
-  });
-  let stderr = '';
-  const port = await new Promise<string>((resolve, reject) => {
-    child.stderr?.on('data', (d) => {
-      stderr += d;
-      const m = /tapedeck: listening on 127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`${server.name} exited (${code}) before listening: ${stderr}`)));
-  });
+  const { port, child } = await startListening(server.name, server.command, { env: { ...process.env, PORT: '0' } }, cleanups);
   return { url: `http://127.0.0.1:${port}`, child };
 }

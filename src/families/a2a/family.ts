@@ -1,8 +1,7 @@
 import { loadCassette } from '../../cassette/index.js';
-import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
-import { defineFamily, type PlanContext, simulatorBasics, TURN_MS, turnCeiling } from '../family.js';
-import { checkListening, findProbe, observeSafely, REPLAY_ORIGIN, throughDoor } from '../kit/index.js';
+import { defineFamily, simulatorBasics, TURN_MS, turnCeiling } from '../family.js';
+import { bearer, checkHttpListening, findProbe, observeSafely, REPLAY_ORIGIN, throughDoor } from '../kit/index.js';
 import { A2aClient } from './client.js';
 import { recordedInputs, resolveInputs } from './inputs.js';
 import { a2aJsonRpc } from './packs.js';
@@ -12,7 +11,6 @@ const FOLDER = 'a2a';
 
 /** The base the card is read from: the server URL as given (its path too, for an agent mounted under one). */
 const baseOf = (server: string, origin: string) => `${origin}${new URL(server).pathname.replace(/\/$/, '')}`;
-const headersFor = (context: Pick<PlanContext, 'apiKey'>) => (context.apiKey ? { authorization: `Bearer ${context.apiKey}` } : {});
 
 /** A2A agents over JSON-RPC (protocol 1.0, as the official SDKs 1.3.0 speak it). */
 export const a2aFamily = defineFamily<A2aProbe>({
@@ -36,13 +34,7 @@ a task takes a while over. The cassettes name the a2a/jsonrpc pack.`,
   packs: [a2aJsonRpc],
   probes: A2A_PROBES,
   apiKeyEnv: 'A2A_API_KEY',
-  checkServer: async (url) => {
-    if (!/^https?:$/.test(new URL(url).protocol))
-      throw new UsageError(
-        `--server ${url}: an A2A agent has an http:// URL whose /.well-known/agent-card.json is its card, such as http://127.0.0.1:41241`,
-      );
-    await checkListening(url, 'http://127.0.0.1:41241');
-  },
+  checkServer: (url) => checkHttpListening(url, 'http://127.0.0.1:41241', 'an A2A agent (the URL its card is under)'),
   proxyTarget: (server) => new URL(server).origin,
   simulator: {
     describe: (seed) => `embedded A2A simulator (seed ${seed})`,
@@ -57,7 +49,7 @@ a task takes a while over. The cassettes name the a2a/jsonrpc pack.`,
       declare: () => ({ declared: undefined }),
       observe: (probe, proxyUrl) =>
         observeSafely(() =>
-          runProbe(probe, { client: new A2aClient(baseOf(context.server, proxyUrl), undefined, headersFor(context)), inputs, waitMs }),
+          runProbe(probe, { client: new A2aClient(baseOf(context.server, proxyUrl), undefined, bearer(context.apiKey)), inputs, waitMs }),
         ),
     };
   },

@@ -1,8 +1,7 @@
 import { loadCassette } from '../../cassette/index.js';
-import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
-import { defineFamily, type PlanContext, simulatorBasics, TURN_MS, turnCeiling } from '../family.js';
-import { checkListening, findProbe, observeSafely, REPLAY_ORIGIN, throughDoor } from '../kit/index.js';
+import { defineFamily, simulatorBasics, TURN_MS, turnCeiling } from '../family.js';
+import { bearer, checkHttpListening, findProbe, observeSafely, REPLAY_ORIGIN, throughDoor } from '../kit/index.js';
 import { AgUiClient } from './client.js';
 import { parseProbeInputs, resolveInputs } from './inputs.js';
 import { AG_UI_MOCK_RULES } from './mock-model.js';
@@ -17,8 +16,6 @@ function endpointPath(server: string): string {
   const url = new URL(server);
   return `${url.pathname}${url.search}`;
 }
-
-const headersFor = (context: Pick<PlanContext, 'apiKey'>) => (context.apiKey ? { authorization: `Bearer ${context.apiKey}` } : {});
 
 /** Servers speaking AG-UI: RunAgentInput POSTed to the agent's endpoint, the run streamed back as SSE events. */
 export const agUiFamily = defineFamily<AgUiProbe>({
@@ -45,13 +42,7 @@ with the option to give. The cassettes name the ag-ui/events pack.`,
   packs: [agUiEvents],
   probes: AG_UI_PROBES,
   apiKeyEnv: 'AG_UI_API_KEY',
-  checkServer: async (url) => {
-    if (!/^https?:$/.test(new URL(url).protocol))
-      throw new UsageError(
-        `--server ${url}: an AG-UI agent has an http:// URL with its endpoint's path, such as http://127.0.0.1:8000/agent`,
-      );
-    await checkListening(url, 'http://127.0.0.1:8000/agent');
-  },
+  checkServer: (url) => checkHttpListening(url, 'http://127.0.0.1:8000/agent', `an AG-UI agent (with its endpoint's path)`),
   proxyTarget: (server) => new URL(server).origin,
   simulator: {
     describe: (seed) => `embedded AG-UI simulator (seed ${seed})`,
@@ -67,7 +58,7 @@ with the option to give. The cassettes name the ag-ui/events pack.`,
       observe: (probe, proxyUrl) =>
         observeSafely(() =>
           probe.run({
-            client: new AgUiClient(`${proxyUrl}${endpointPath(context.server)}`, undefined, headersFor(context)),
+            client: new AgUiClient(`${proxyUrl}${endpointPath(context.server)}`, undefined, bearer(context.apiKey)),
             inputs,
             waitMs,
           }),

@@ -55,3 +55,10 @@ export async function checkListening(server: string, example: string): Promise<v
     socket.once('error', (err: NodeJS.ErrnoException) => reject(unreachable(server, err.code ?? err.message)));
   });
 }
+
+/** Checks a `--server` URL is http(s) and something listens there; `what` says what such a server's URL is. */
+export async function checkHttpListening(server: string, example: string, what: string): Promise<void> {
+  if (!/^https?:$/.test(parsedUrl(server, example).protocol))
+    throw new UsageError(`--server ${server}: ${what} has an http:// URL, such as ${example}`);
+  await checkListening(server, example);
+}

@@ -34,3 +34,6 @@ export function selectNamed<P extends { name: string }>(
   for (const n of names) findProbe(all, n, what);
   return all.filter((p) => names.includes(p.name));
 }
+
+/** The Authorization header of a bearer key, or none without a key. */
+export const bearer = (apiKey: string | undefined): Record<string, string> => (apiKey ? { authorization: `Bearer ${apiKey}` } : {});

@@ -1,8 +1,7 @@
 import { loadCassette } from '../../cassette/index.js';
-import { UsageError } from '../../errors.js';
 import { reconcile } from '../../manifest/index.js';
 import { type DriftNoise, defineFamily, type PlanContext, simulatorBasics, TURN_MS, turnCeiling } from '../family.js';
-import { checkListening, findProbe, observeSafely, REPLAY_ORIGIN, throughDoor } from '../kit/index.js';
+import { bearer, checkHttpListening, findProbe, observeSafely, REPLAY_ORIGIN, throughDoor } from '../kit/index.js';
 import { McpClient } from './client.js';
 import { REPLAY_LATE_MS } from './flows.js';
 import { mcpStreamableHttp } from './packs.js';
@@ -22,11 +21,7 @@ function endpointPath(server: string): string {
 
 /** Asks the server what it declares (unrecorded), so a probe it lacks the capability for is declared NOT_APPLICABLE. */
 async function capabilitiesOf(context: PlanContext): Promise<Record<string, unknown> | undefined> {
-  const client = new McpClient(
-    new URL(endpointPath(context.server), context.server).href,
-    undefined,
-    context.apiKey ? { authorization: `Bearer ${context.apiKey}` } : {},
-  );
+  const client = new McpClient(new URL(endpointPath(context.server), context.server).href, undefined, bearer(context.apiKey));
   const { result } = await client.open();
   if (client.sessionId) await client.end();
   return result.capabilities as Record<string, unknown> | undefined;
@@ -62,11 +57,7 @@ the mcp/streamable-http pack.`,
   packs: [mcpStreamableHttp],
   probes: MCP_PROBES,
   apiKeyEnv: 'MCP_API_KEY',
-  checkServer: async (url) => {
-    if (!/^https?:$/.test(new URL(url).protocol))
-      throw new UsageError(`--server ${url}: an MCP server over Streamable HTTP has an http:// URL, such as http://127.0.0.1:3001/mcp`);
-    await checkListening(url, 'http://127.0.0.1:3001/mcp');
-  },
+  checkServer: (url) => checkHttpListening(url, 'http://127.0.0.1:3001/mcp', 'an MCP server over Streamable HTTP'),
   proxyTarget: (server) => new URL(server).origin,
   drift: { noise: (_variant, { fromSimulator }) => (fromSimulator ? undefined : REAL_SERVER_NOISE) },
   simulator: {

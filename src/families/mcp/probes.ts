@@ -1,5 +1,5 @@
 import type { SuiteObservation, Verdict } from '../../manifest/index.js';
-import type { FetchLike } from '../kit/index.js';
+import { bearer, type FetchLike } from '../kit/index.js';
 import { McpClient } from './client.js';
 import {
   badSessionFlow,
@@ -61,7 +61,7 @@ export async function runProbe(
   waitMs: number,
   lateMs = liveLateMs(waitMs),
 ): Promise<{ observation: SuiteObservation; capabilities: Record<string, unknown> | undefined }> {
-  const headers = endpoint.apiKey ? { authorization: `Bearer ${endpoint.apiKey}` } : {};
+  const headers = bearer(endpoint.apiKey);
   const client = new McpClient(endpoint.url, endpoint.fetch, headers);
   const initialized = await client.open();
   const capabilities = initialized.result.capabilities as Record<string, unknown> | undefined;
