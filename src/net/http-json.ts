@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 
 /** Answers with a JSON body and its exact length. */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -20,4 +20,25 @@ export async function readJsonObject(req: IncomingMessage, invalid: (text: strin
     // answered below, in the server's own error shape
   }
   throw invalid(text);
+}
+
+/** A request's body as UTF-8 text. */
+export async function readText(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * An HTTP server for a simulator: no Date header (recordings stay byte-stable), and a handler that throws answers
+ * 500 with the error's message as JSON (or ends a response already under way).
+ */
+export function simulatorServer(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Server {
+  return createServer((req, res) => {
+    res.sendDate = false;
+    handle(req, res).catch((err: unknown) => {
+      if (res.headersSent) res.end();
+      else sendJson(res, 500, { error: (err as Error).message });
+    });
+  });
 }

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { sendJson } from '../../../net/http-json.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readText, sendJson, simulatorServer } from '../../../net/http-json.js';
 import { listen } from '../../../net/listen.js';
 import { SeededIds } from '../../../net/seeded-ids.js';
 import type { RunningServer } from '../../family.js';
@@ -31,12 +31,6 @@ class RpcError extends Error {
 }
 
 const FINAL_UPDATE = /"state":"TASK_STATE_(COMPLETED|FAILED|CANCELED|REJECTED|INPUT_REQUIRED|AUTH_REQUIRED)"/;
-
-async function readText(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 function card(base: string): Json {
   return {
@@ -139,13 +133,7 @@ export async function startA2aSimulator(options: A2aSimulatorOptions = {}): Prom
       reply(msg.id, { error: { code: err.code, message: err.message } });
     }
   };
-  const server = createServer((req, res) => {
-    res.sendDate = false;
-    handle(req, res).catch((err: unknown) => {
-      if (res.headersSent) res.end();
-      else sendJson(res, 500, { error: (err as Error).message });
-    });
-  });
+  const server = simulatorServer(handle);
   const { url } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   // Started without a port, as `bench record` starts it behind its proxy, it names a stable origin in its card, so a
   // re-recording is byte for byte the same (the probes' client reads only the endpoint's path); given a port

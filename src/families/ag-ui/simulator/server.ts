@@ -1,6 +1,6 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { sendJson } from '../../../net/http-json.js';
+import { readText, sendJson, simulatorServer } from '../../../net/http-json.js';
 import { listen } from '../../../net/listen.js';
 import { SeededIds } from '../../../net/seeded-ids.js';
 import type { RunningServer } from '../../family.js';
@@ -17,12 +17,6 @@ export interface AgUiSimulatorOptions {
 export const SIMULATOR_PATH = '/agent';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function readText(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** Why a body is not RunAgentInput, as a 422 names it, or the parsed input. */
 function parseInput(text: string) {
@@ -61,13 +55,7 @@ export async function startAgUiSimulator(options: AgUiSimulatorOptions = {}): Pr
     res.end();
     open.delete(res);
   };
-  const server = createServer((req, res) => {
-    res.sendDate = false;
-    handle(req, res).catch((err: unknown) => {
-      if (res.headersSent) res.end();
-      else sendJson(res, 500, { error: (err as Error).message });
-    });
-  });
+  const server = simulatorServer(handle);
   const { url } = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   return {
     url: `${url}${SIMULATOR_PATH}`,

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { sendJson } from '../../../net/http-json.js';
+import { readText, sendJson } from '../../../net/http-json.js';
 import { listen } from '../../../net/listen.js';
 import { SeededIds } from '../../../net/seeded-ids.js';
 import type { RunningServer } from '../../family.js';
@@ -101,12 +101,6 @@ function parseMessage(text: string): Message | undefined {
   } catch {
     return undefined;
   }
-}
-
-async function readText(req: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function openStream(session: Session, res: ServerResponse, key: string): void {
