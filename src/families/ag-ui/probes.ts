@@ -108,7 +108,7 @@ async function stateRun(ctx: ProbeContext): Promise<SuiteObservation> {
 }
 
 /** RunAgentInput with a number for a thread id and a string for the messages: a server must refuse it. */
-export const MALFORMED_INPUT = '{"threadId":42,"runId":"run-bad_input-1","messages":"hello"}';
+const MALFORMED_INPUT = '{"threadId":42,"runId":"run-bad_input-1","messages":"hello"}';
 
 async function badInput(ctx: ProbeContext): Promise<SuiteObservation> {
   const res = await ctx.client.post(MALFORMED_INPUT);
