@@ -226,13 +226,27 @@ function checkAssembles(rule: RuleOf<'assembles'>, { at, start, end, v }: Walk):
       const key = String(valueAt(e.data, rule.wholeKey));
       done.add(key);
       const got = text.get(key);
-      const want = valueAt(e.data, rule.wholeField);
-      if (got !== undefined && typeof want === 'string' && got !== want)
+      if (got === undefined) continue;
+      const want = rule.wholeField === undefined ? undefined : valueAt(e.data, rule.wholeField);
+      if (typeof want === 'string' && got !== want)
         v(
           i,
           `the deltas of ${rule.deltaKey}=${key} add up to ${JSON.stringify(got.slice(0, 60))}, not ${JSON.stringify(want.slice(0, 60))}`,
         );
+      const unparsed = rule.parses === 'json' ? notJson(got) : undefined;
+      if (unparsed) v(i, `the deltas of ${rule.deltaKey}=${key} add up to ${JSON.stringify(got.slice(0, 60))}, not JSON: ${unparsed}`);
     }
+  }
+}
+
+/** Why a text streamed as JSON is not one JSON document (empty is no document at all, and allowed), or undefined. */
+function notJson(text: string): string | undefined {
+  if (text.trim() === '') return undefined;
+  try {
+    JSON.parse(text);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
   }
 }
 

@@ -63,10 +63,15 @@ export const ruleSchema = z.discriminatedUnion('kind', [
     delta: selectorSchema,
     deltaKey: z.string().min(1),
     deltaField: z.string().min(1),
-    /** The event carrying the whole text, its key and the field holding the text. */
+    /** The event carrying the whole text (or closing it), its key and the field holding the text. */
     whole: selectorSchema,
     wholeKey: z.string().min(1),
-    wholeField: z.string().min(1),
+    wholeField: z.string().min(1).optional(),
+    /**
+     * What the pieces, joined, must be when the whole event comes: `json`, one JSON document (a tool's input streamed
+     * in fragments; empty is no input). Decision 0030.
+     */
+    parses: z.literal('json').optional(),
   }),
   z.strictObject({
     kind: z.literal('sequence'),
@@ -193,12 +198,12 @@ export const progression = (
 
 /**
  * Streamed text adds up: the `delta` pieces of a key, in order, are exactly the
- * text the `whole` event of that key carries (when any delta came), and no
- * piece of a key comes after its whole text.
+ * text the `whole` event of that key carries at `field` (when any delta came), or, with `parses: 'json'`, form one
+ * JSON document by then; no piece of a key comes after its whole event.
  */
 export const assembles = (
   delta: { event: string; key: string; field: string },
-  whole: { event: string; key: string; field: string },
+  whole: { event: string; key: string; field?: string; parses?: 'json' },
   m: Meta = unnamed('assembles', delta, whole),
 ): Rule => ({
   kind: 'assembles',
@@ -208,7 +213,8 @@ export const assembles = (
   deltaField: delta.field,
   whole: whole.event,
   wholeKey: whole.key,
-  wholeField: whole.field,
+  ...(whole.field === undefined ? {} : { wholeField: whole.field }),
+  ...(whole.parses === undefined ? {} : { parses: whole.parses }),
 });
 
 /** A rule in one line, as reports print it. */
@@ -239,7 +245,7 @@ function describeKind(rule: Rule): string {
     case 'progression':
       return `progression(${rule.event} by ${rule.key}: ${rule.field} ${rule.stages.map((st) => st.join('|')).join(' -> ')})`;
     case 'assembles':
-      return `assembles(${rule.delta}.${rule.deltaField} by ${rule.deltaKey} = ${rule.whole}.${rule.wholeField} by ${rule.wholeKey})`;
+      return `assembles(${rule.delta}.${rule.deltaField} by ${rule.deltaKey} = ${rule.whole}${rule.wholeField === undefined ? '' : `.${rule.wholeField}`} by ${rule.wholeKey}${rule.parses === undefined ? '' : `, as ${rule.parses}`})`;
     case 'sequence':
       return `sequence(${rule.field}${rule.start === undefined ? '' : ` from ${rule.start}`}${rule.step === undefined ? ', increasing' : ` by ${rule.step}`})`;
   }

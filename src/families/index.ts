@@ -4,6 +4,7 @@ import { registerPacks } from '../contracts/index.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_SUITE, type Manifest } from '../manifest/index.js';
 import type { MockRule } from '../mock-model/index.js';
+import { PROVIDER_PACKS } from '../packs/index.js';
 import { a2aFamily } from './a2a/family.js';
 import { agUiFamily } from './ag-ui/family.js';
 import { codexFamily } from './codex/family.js';
@@ -43,6 +44,8 @@ export function registerFamilies(families: readonly Family[]): void {
   }
 }
 registerFamilies(BUILT_IN_FAMILIES);
+// Provider streams no family records (an LLM API behind a user's client) are checked by the same catalogue.
+registerPacks(PROVIDER_PACKS);
 
 /**
  * Registers the families of the nearest `tapedeck.config.{ts,mts,js,mjs}` (or `file`), each checked;

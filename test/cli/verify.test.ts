@@ -39,7 +39,7 @@ describe('bench verify', () => {
     const p = await runBench(['verify', '--pack', 'nope']);
     expect(p.code).toBe(2);
     expect(p.stderr).toBe(
-      'bench: unknown pack "nope"; known packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, hermes/responses, openai/chat-completions, codex/app-server, opencode/events, mcp/streamable-http, ag-ui/events, a2a/jsonrpc\n',
+      'bench: unknown pack "nope"; known packs: omnigent/stream, omnigent/native-tui, omnigent/full-server, hermes/session-stream, hermes/runs, openai/responses, hermes/responses, openai/chat-completions, codex/app-server, opencode/events, mcp/streamable-http, ag-ui/events, a2a/jsonrpc, anthropic/messages\n',
     );
     const f = await runBench(['verify', '--format', 'xml']);
     expect(f.code).toBe(2);

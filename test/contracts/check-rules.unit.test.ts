@@ -137,4 +137,21 @@ describe('keys and streamed text', () => {
     expect(checkRule(rule, late, { start: 0, end: late.length }).map((v) => v.message)).toEqual(['a delta of k=1 after its whole text']);
     expect(checkRule(rule, swapped, { start: 0, end: swapped.length }).map((v) => v.eventIndex)).toEqual([2]);
   });
+
+  it('assembles as JSON: pieces joined are one JSON document when their key closes; no pieces, or empty ones, are no input', () => {
+    const rule = assembles({ event: 'd', key: 'k', field: 'json' }, { event: 'stop', key: 'k', parses: 'json' }, m);
+    const pieces = (k: number, ...parts: string[]) => parts.map((json) => ev('d', { k, json }));
+    const ok = [
+      ...pieces(1, '{"city": ', '"Par', 'is"}'),
+      ev('stop', { k: 1 }),
+      ...pieces(2, ''),
+      ev('stop', { k: 2 }),
+      ev('stop', { k: 3 }),
+    ];
+    expect(checkRule(rule, ok, { start: 0, end: ok.length })).toEqual([]);
+    const twice = [...pieces(1, '{"city": ', '{"city": ', '"Paris"}'), ev('stop', { k: 1 })];
+    const found = checkRule(rule, twice, { start: 0, end: twice.length });
+    expect(found.map((v) => v.eventIndex)).toEqual([3]);
+    expect(found[0]?.message).toMatch(/^the deltas of k=1 add up to "\{\\"city\\": \{\\"city\\": \\"Paris\\"\}", not JSON: /);
+  });
 });

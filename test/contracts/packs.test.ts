@@ -85,6 +85,8 @@ function minimalViolation(rule: Rule): [CheckedEvent[], number] {
       };
       const whole = eventFor(rule.whole);
       setPath(whole.data as Record<string, unknown>, rule.wholeKey, 'k1');
+      // A whole text the pieces miss; or, for pieces that must parse, pieces that join to no JSON document.
+      if (rule.wholeField === undefined) return [[piece(':1}'), piece('{"a"'), whole], 2];
       setPath(whole.data as Record<string, unknown>, rule.wholeField, 'Hello world');
       return [[piece('world '), piece('Hello'), whole], 2];
     }
@@ -192,6 +194,7 @@ describe('built-in packs', () => {
       'mcp/streamable-http',
       'ag-ui/events',
       'a2a/jsonrpc',
+      'anthropic/messages',
     ]);
   });
 });
