@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   infer: async () => (await import('./commands/infer.js')).registerInfer,
   drift: async () => (await import('./commands/drift.js')).registerDrift,
   fuzz: async () => (await import('./commands/fuzz.js')).registerFuzz,
+  rerun: async () => (await import('./commands/rerun.js')).registerRerun,
   proxy: async () => (await import('./commands/proxy.js')).registerProxy,
   recover: async () => (await import('./commands/recover.js')).registerRecover,
   inspect: async () => (await import('./commands/inspect.js')).registerInspect,

@@ -53,3 +53,25 @@ export function parseWholeMs(value: string): number {
     throw new UsageError(`${JSON.stringify(value)} is not a duration; give whole milliseconds from 0 to 60000`);
   return n;
 }
+
+/**
+ * Parses repeated `--header 'Name: value'` flags; `$VAR` and `${VAR}` in the value are read from the environment
+ * (quoted so the shell leaves them, the key never lands in a shell history or a cassette).
+ */
+export function parseHeader(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const colon = value.indexOf(':');
+  const name = value.slice(0, colon).trim();
+  if (colon <= 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+    throw new UsageError(`--header ${JSON.stringify(value)} needs the form 'Name: value', e.g. --header 'Authorization: Bearer $API_KEY'`);
+  const expanded = value
+    .slice(colon + 1)
+    .trim()
+    .replace(/\$\{(\w+)\}|\$(\w+)/g, (_, braced: string | undefined, bare: string | undefined) => {
+      const variable = (braced ?? bare) as string;
+      const set = process.env[variable];
+      if (set === undefined)
+        throw new UsageError(`--header ${name}: $${variable} is not set in the environment; export it, or give the value itself`);
+      return set;
+    });
+  return { ...previous, [name.toLowerCase()]: expanded };
+}

@@ -1,12 +1,13 @@
-import { cp, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import type { TurnStart } from '../contracts/index.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_FAMILY, type DriftNoise, type Family, familyById, familyIds, familyOfManifest, type Pace } from '../families/index.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { loadManifest } from '../manifest/index.js';
 import { recordTarget } from '../probing/index.js';
+import { describeRerun, rerunCassette } from '../rerun/index.js';
 import { compareProfiles, type Finding } from './compare.js';
 import type { DriftConfig, Severity } from './config.js';
 import { profileFolder } from './profile.js';
@@ -25,6 +26,8 @@ export interface DriftOptions {
   target?: string | undefined;
   /** With `server`: the server's key. */
   apiKey?: string | undefined;
+  /** With `server`, for recordings no family made (`bench proxy`): headers for every re-sent request (a key). */
+  headers?: Record<string, string> | undefined;
   config: DriftConfig;
   failOn?: Severity | undefined;
   /** Replace the baseline with the candidate after reporting. */
@@ -91,6 +94,65 @@ async function turnStartsOf(dir: string): Promise<readonly TurnStart[] | undefin
   return family ? (family.drift?.turnStarts ?? []) : undefined;
 }
 
+/** Re-records a family's folder: the baseline's probes against `--server` or `--peer`, into `recorded/<scope>`. */
+async function rerecordFolder(suite: Family, scope: string, baseDir: string, recorded: string, longestMs: number, options: DriftOptions) {
+  const source = options.server ?? `the real ${suite.id} (${options.peer})`;
+  const manifest = await loadManifest(join(baseDir, 'manifest.yaml'));
+  const probes = manifest.probes.map((p) => p.probe);
+  const turnMs = derivedTurnCeiling(longestMs);
+  options.onProgress?.(
+    `re-recording ${scope} against ${source}: ${probes.length} probes, a turn waits at most ${(turnMs / 1000).toFixed(1)} s`,
+  );
+  const startedAt = performance.now();
+  let done = 0;
+  // Every family records into a folder named like the baseline's (a variant's folder already is), so several compare at once.
+  await recordTarget(suite, {
+    outDir: recorded,
+    probes,
+    server: options.server,
+    peer: options.peer,
+    apiKey: options.apiKey,
+    ...(suite.variants ? { variant: manifest.harness, folder: scope } : { folder: scope }),
+    ...(options.pace ? { pace: options.pace } : {}),
+    turnMs,
+    onProgress: (event) => {
+      if (event.kind !== 'done') return;
+      done++;
+      const perProbe = (performance.now() - startedAt) / done / 1000;
+      const left = probes.length - done;
+      const timedOut = /timed out/.test(event.result.reason) ? ' (timed out)' : '';
+      options.onProgress?.(
+        `  ${scope} ${event.result.probe}: ${event.result.verdict}${timedOut} in ${event.seconds.toFixed(1)} s; ${left} left, about ${Math.ceil(left * perProbe)} s`,
+      );
+    },
+  });
+}
+
+/** The candidate folder for a baseline folder: `--candidate` itself for a lone folder, else its `scope`; never empty. */
+async function candidateFolder(cand: string, scope: string, alone: boolean): Promise<string> {
+  const candDir = alone ? cand : join(cand, scope);
+  if (!(await isDir(candDir))) throw new UsageError(`--candidate: ${candDir} does not exist; it needs the same layout as the baseline`);
+  // An empty folder would read as a server that lost everything.
+  if ((await listFiles(candDir, isCassetteFile)).length === 0)
+    throw new UsageError(
+      `--candidate: ${candDir} holds no cassette; record into it first (bench record --out), or name the folder that has them`,
+    );
+  return candDir;
+}
+
+/** Sends every recording of a folder no family made to `--server` again, as its client did, into `candDir`. */
+async function rerunFolder(baseDir: string, candDir: string, options: DriftOptions): Promise<void> {
+  const files = await listFiles(baseDir, isCassetteFile);
+  options.onProgress?.(`re-running ${files.length} recordings of ${baseDir} against ${options.server}`);
+  for (const file of files) {
+    const out = join(candDir, relative(baseDir, file));
+    await mkdir(dirname(out), { recursive: true });
+    const report = await rerunCassette({ cassette: file, server: options.server as string, out, headers: options.headers });
+    options.onProgress?.(`  ${describeRerun(report)}`);
+    for (const failure of report.failures) options.onProgress?.(`    failed: ${failure}`);
+  }
+}
+
 /** Re-records or reads the candidate, compares it with the baseline, and optionally adopts it. */
 export async function runDrift(options: DriftOptions): Promise<DriftReport> {
   if ([options.server, options.peer, options.candidate].filter(Boolean).length !== 1)
@@ -107,8 +169,10 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
   const all = await harnessFolders(options.baseline, options.harness);
   const folders: [string, string][] = [];
   for (const [scope, dir] of all) {
-    // One server serves one family: re-recording only makes sense for the folders of that family.
-    const mine = !source || (await familyOf(dir)) === suite;
+    // One server serves one family: re-recording only makes sense for the folders of that family. A folder no family
+    // recorded (bench proxy's) is re-run as it was recorded, against --server.
+    const family = await familyOf(dir);
+    const mine = !source || family === suite || (family === undefined && options.server !== undefined);
     if (mine) folders.push([scope, dir]);
     else options.onProgress?.(`leaving out ${scope}: it is not a ${target} recording (use --target to re-record it)`);
   }
@@ -125,47 +189,14 @@ export async function runDrift(options: DriftOptions): Promise<DriftReport> {
       let candDir: string;
       const turnStarts = await turnStartsOf(baseDir);
       const base = await profileFolder(baseDir, options.config, undefined, turnStarts);
-      if (recorded) {
-        const manifest = await loadManifest(join(baseDir, 'manifest.yaml'));
-        const probes = manifest.probes.map((p) => p.probe);
-        const turnMs = derivedTurnCeiling(base.longestMs);
-        options.onProgress?.(
-          `re-recording ${scope} against ${source}: ${probes.length} probes, a turn waits at most ${(turnMs / 1000).toFixed(1)} s`,
-        );
-        const startedAt = performance.now();
-        let done = 0;
-        // Every family records into a folder named like the baseline's (a variant's folder already is), so several compare at once.
-        await recordTarget(suite, {
-          outDir: recorded,
-          probes,
-          server: options.server,
-          peer: options.peer,
-          apiKey: options.apiKey,
-          ...(suite.variants ? { variant: manifest.harness, folder: scope } : { folder: scope }),
-          ...(options.pace ? { pace: options.pace } : {}),
-          turnMs,
-          onProgress: (event) => {
-            if (event.kind !== 'done') return;
-            done++;
-            const perProbe = (performance.now() - startedAt) / done / 1000;
-            const left = probes.length - done;
-            const timedOut = /timed out/.test(event.result.reason) ? ' (timed out)' : '';
-            options.onProgress?.(
-              `  ${scope} ${event.result.probe}: ${event.result.verdict}${timedOut} in ${event.seconds.toFixed(1)} s; ${left} left, about ${Math.ceil(left * perProbe)} s`,
-            );
-          },
-        });
+      if (recorded && base.manifest === undefined) {
+        candDir = join(recorded, scope);
+        await rerunFolder(baseDir, candDir, options);
+      } else if (recorded) {
+        await rerecordFolder(suite, scope, baseDir, recorded, base.longestMs, options);
         candDir = join(recorded, scope);
       } else {
-        const cand = options.candidate as string;
-        candDir = folders.length === 1 && baseDir === options.baseline ? cand : join(cand, scope);
-        if (!(await isDir(candDir)))
-          throw new UsageError(`--candidate: ${candDir} does not exist; it needs the same layout as the baseline`);
-        // An empty folder would read as a server that lost everything.
-        if ((await listFiles(candDir, isCassetteFile)).length === 0)
-          throw new UsageError(
-            `--candidate: ${candDir} holds no cassette; record into it first (bench record --out), or name the folder that has them`,
-          );
+        candDir = await candidateFolder(options.candidate as string, scope, folders.length === 1 && baseDir === options.baseline);
       }
       const noise = await noiseOf(baseDir);
       const cand = await profileFolder(candDir, options.config, undefined, turnStarts);

@@ -1,0 +1,2 @@
+export { describeRerun } from './describe.js';
+export { type RerunOptions, type RerunReport, rerunCassette } from './rerun.js';

@@ -1,0 +1,34 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+
+const SERVER = join(import.meta.dirname, 'session-server.mjs');
+
+export interface SessionServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The session API as its own process (`--changed`: its next release), stopped by its PID. */
+export async function startSessionServer(changed = false): Promise<SessionServer> {
+  const child: ChildProcess = spawn(process.execPath, [SERVER, ...(changed ? ['--changed'] : [])], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const m = /^listening on (\S+)\n/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`session-server exited (${code}) before listening`)));
+  });
+  return {
+    url,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}
