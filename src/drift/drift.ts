@@ -1,9 +1,19 @@
 import { cp, mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
-import type { TurnStart } from '../contracts/index.js';
+import { loadCassette } from '../cassette/index.js';
+import { choosePacks, type TurnStart } from '../contracts/index.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_FAMILY, type DriftNoise, type Family, familyById, familyIds, familyOfManifest, type Pace } from '../families/index.js';
+import {
+  DEFAULT_FAMILY,
+  type DriftNoise,
+  type Family,
+  families,
+  familyById,
+  familyIds,
+  familyOfManifest,
+  type Pace,
+} from '../families/index.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { loadManifest } from '../manifest/index.js';
 import { recordTarget } from '../probing/index.js';
@@ -79,13 +89,32 @@ async function familyOf(dir: string): Promise<Family | undefined> {
   return familyOfManifest(await loadManifest(file), file);
 }
 
-/** What the family that recorded a folder says drift must not count (a real server's races), if anything. */
+/**
+ * What the family that recorded a folder says drift must not count (a real server's races), if anything; for a folder
+ * no family recorded (bench proxy's), what the families whose packs its traffic fits say of a real server.
+ */
 async function noiseOf(dir: string): Promise<DriftNoise | undefined> {
-  if (!(await readdir(dir)).includes('manifest.yaml')) return undefined;
+  if (!(await readdir(dir)).includes('manifest.yaml')) return noiseByTraffic(dir);
   const manifest = await loadManifest(join(dir, 'manifest.yaml'));
   // A simulator's recordings are the same run to run; a real server's (--peer or --server) have races of their own.
   const fromSimulator = manifest.target.startsWith('embedded ');
   return familyOfManifest(manifest).drift?.noise?.(manifest.harness, { fromSimulator });
+}
+
+async function noiseByTraffic(dir: string): Promise<DriftNoise | undefined> {
+  const chosen = new Set<string>();
+  for (const file of await listFiles(dir, isCassetteFile)) for (const c of choosePacks(await loadCassette(file)).chosen) chosen.add(c.pack);
+  const noises = families()
+    .filter((f) => f.packs.some((p) => chosen.has(p.name)))
+    .flatMap((f) => f.drift?.noise?.(basename(dir), { fromSimulator: false }) ?? []);
+  if (noises.length === 0) return undefined;
+  return {
+    unordered: noises.flatMap((n) => n.unordered),
+    sometimes: noises.flatMap((n) => n.sometimes),
+    runs: noises.flatMap((n) => n.runs ?? []),
+    unplaced: Object.assign({}, ...noises.map((n) => n.unplaced ?? {})),
+    racedFields: Object.assign({}, ...noises.map((n) => n.racedFields ?? {})),
+  };
 }
 
 /** Where the recording family's turns start (none said: streams are not cut); a loose folder's, where its packs say. */

@@ -1,11 +1,11 @@
 import { join, relative } from 'node:path';
 import { type Cassette, decodeBody, loadCassette, readJson } from '../cassette/index.js';
-import { registeredPacks, streamsOf, type TurnStart, verifyCassette } from '../contracts/index.js';
+import { choosePacks, registeredPacks, streamsOf, type TurnStart, verifyCassette } from '../contracts/index.js';
 import { isCassetteFile, listFiles } from '../fs/list-files.js';
 import { loadManifest, type Manifest } from '../manifest/manifest.js';
 import { routeTemplate } from '../net/route-template.js';
 import type { DriftConfig } from './config.js';
-import { sessionDriftStreams, sessionHeaderOf } from './session-streams.js';
+import { type DriftStream, sessionDriftStreams, sessionHeaderOf } from './session-streams.js';
 import { addToShape, type Occurrences, recordOccurrence, recordValues, type Shape, type Values } from './shape.js';
 
 /** How the responses of one route came: statuses, content types, bodies, and how its streams ended. */
@@ -20,8 +20,8 @@ export interface RouteProfile {
   sentinel: { with: number; without: number };
 }
 
-/** One probe's recorded turn: its event types in order (noise left out). */
-export type Turn = string[];
+/** One probe's recorded turn: its event types in order (noise left out); the last of a stream its client closed is marked. */
+export type Turn = string[] & { clientClosed?: true };
 
 /** What drift compares for one harness folder (or one loose folder of cassettes). */
 export interface Profile {
@@ -58,6 +58,9 @@ const newOccurrences = (): Occurrences => ({ count: 0, paths: new Map() });
 /** A built-in pack by name; an unknown name is verify's to report, not drift's. */
 const knownPack = (name: string) => registeredPacks().find((p) => p.name === name);
 
+/** The packs a cassette names, else (a `bench proxy` recording) the ones its traffic fits, as `bench verify` chooses them. */
+const packsOf = (cassette: Cassette): string[] => cassette.meta.packs ?? choosePacks(cassette).chosen.map((c) => c.pack);
+
 function jsonBody(body: NonNullable<Cassette['interactions'][number]['response']>['body']): { json: unknown } | undefined {
   if (!body) return undefined;
   if ('json' in body) return { json: body.json };
@@ -67,8 +70,10 @@ function jsonBody(body: NonNullable<Cassette['interactions'][number]['response']
   return undefined;
 }
 
-/** Where turns start in a cassette that no family speaks for (a loose folder): where its packs say they do. */
+/** Where turns start in a cassette that no family speaks for (a loose folder): where the packs it names say they do. */
 function turnStartsOfPacks(cassette: Cassette): TurnStart[] {
+  // Not where the packs its traffic fits say: a turn is cut by which request an event followed, and a re-run's
+  // requests go out at their own pace.
   return [...new Set((cassette.meta.packs ?? []).flatMap((p) => knownPack(p)?.turnStarts ?? []))];
 }
 
@@ -135,11 +140,15 @@ function addCassette(profile: Profile, name: string, cassette: Cassette, config:
   }
   addRoutes(profile, cassette, ignore);
   // Types the config ignores, and those the cassette's packs call noise (housekeeping whose timing is the server's).
-  const skipped = new Set([...config.ignoreEventTypes, ...(cassette.meta.packs ?? []).flatMap((p) => knownPack(p)?.noise ?? [])]);
+  const packs = packsOf(cassette);
+  const skipped = new Set([...config.ignoreEventTypes, ...packs.flatMap((p) => knownPack(p)?.noise ?? [])]);
   const turns: Turn[] = [];
   const streams = streamsOf(cassette, turnStarts ?? turnStartsOfPacks(cassette));
   const header = sessionHeaderOf(cassette);
-  for (const stream of header ? sessionDriftStreams(cassette, header) : streams) {
+  const driftStreams: DriftStream[] = header
+    ? sessionDriftStreams(cassette, header)
+    : streams.map((s) => ({ ...s, clientClosed: s.interaction.response?.stream?.end === 'client-closed' }));
+  for (const stream of driftStreams) {
     for (const e of stream.events) {
       if (skipped.has(e.type)) continue;
       addToShape(
@@ -155,13 +164,14 @@ function addCassette(profile: Profile, name: string, cassette: Cassette, config:
         ignore,
       );
     }
-    for (const t of stream.turns)
-      turns.push(
-        stream.events
-          .slice(t.start, t.end)
-          .map((e) => e.type)
-          .filter((type) => !skipped.has(type)),
-      );
+    for (const [k, t] of stream.turns.entries()) {
+      const turn: Turn = stream.events
+        .slice(t.start, t.end)
+        .map((e) => e.type)
+        .filter((type) => !skipped.has(type));
+      if (stream.clientClosed && k === stream.turns.length - 1) turn.clientClosed = true;
+      turns.push(turn);
+    }
   }
   profile.turns.set(name, turns);
   const checked = verifyCassette(cassette, name);

@@ -5,6 +5,8 @@ import { type CheckedEvent, jsonRpcSessions, registeredPacks, type SessionKey } 
 export interface DriftStream {
   events: CheckedEvent[];
   turns: { start: number; end: number }[];
+  /** The stream's client closed it: its end is where that client stopped reading, a race with what came next. */
+  clientClosed?: boolean | undefined;
 }
 
 /** The session key of the first of a cassette's packs that checks whole JSON-RPC sessions (MCP's `Mcp-Session-Id`). */

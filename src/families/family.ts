@@ -240,7 +240,10 @@ export interface DriftNoise {
   sometimes: readonly string[];
   /** Event types besides deltas whose repeats in a row are free (streamed chunks, an approval echoed again). */
   runs?: readonly string[] | undefined;
-  /** Per probe, event types whose count and place in its turns are the server's race (drift's sequence check leaves them out there). */
+  /**
+   * Per probe (`*`: any probe, a recording of any client), event types whose count and place in its turns are the
+   * server's race (drift's sequence check leaves them out there).
+   */
   unplaced?: Readonly<Record<string, readonly string[]>> | undefined;
   /** Per event type, fields whose value or presence is the server's race: nothing at or under them is compared. */
   racedFields?: Readonly<Record<string, readonly string[]>> | undefined;

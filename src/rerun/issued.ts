@@ -12,7 +12,14 @@ export interface Exchanged {
   /** The JSON body, or the text of one that is not JSON. */
   body?: unknown;
   /** SSE events: their type, their data (parsed when JSON) and their `id:`. */
-  events?: { type: string; data: unknown; id?: string | undefined }[];
+  events?: StreamEvent[];
+}
+
+/** One SSE event, typed as the contracts type it (its name, else its data's own type). */
+export interface StreamEvent {
+  type: string;
+  data: unknown;
+  id?: string | undefined;
 }
 
 /** Recorded value → the new server's, for the values later requests carry. */
@@ -33,17 +40,27 @@ export class IssuedValues {
     this.isEchoed = isEchoed;
     for (const [name, value] of Object.entries(recorded.headers)) this.pair(value, live.headers[name]);
     this.walk(recorded.body, live.body);
-    const liveByType = new Map<string, Exchanged['events']>();
-    for (const e of live.events ?? []) liveByType.set(e.type, [...(liveByType.get(e.type) ?? []), e]);
+    const lay = this.eventLayer(recorded.events ?? [], isEchoed);
+    for (const e of live.events ?? []) lay(e);
+  }
+
+  /**
+   * Learns a stream's events as they come, each laid over the recorded event of its type and occurrence (the
+   * second `permission.asked` over the second recorded one): a request that waits on an event finds its ids learned.
+   */
+  eventLayer(recorded: NonNullable<Exchanged['events']>, isEchoed: (value: string) => boolean): (live: StreamEvent) => void {
+    const byType = new Map<string, StreamEvent[]>();
+    for (const e of recorded) byType.set(e.type, [...(byType.get(e.type) ?? []), e]);
     const seen = new Map<string, number>();
-    for (const e of recorded.events ?? []) {
-      const n = seen.get(e.type) ?? 0;
-      seen.set(e.type, n + 1);
-      const other = liveByType.get(e.type)?.[n];
-      if (!other) continue;
-      this.pair(e.id, other.id);
-      this.walk(e.data, other.data);
-    }
+    return (live) => {
+      const n = seen.get(live.type) ?? 0;
+      seen.set(live.type, n + 1);
+      const other = byType.get(live.type)?.[n];
+      if (!other) return;
+      this.isEchoed = isEchoed;
+      this.pair(other.id, live.id);
+      this.walk(other.data, live.data);
+    };
   }
 
   private walk(recorded: unknown, live: unknown): void {

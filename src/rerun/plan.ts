@@ -1,17 +1,38 @@
-import type { Interaction } from '../cassette/index.js';
+import type { Interaction, SseItem } from '../cassette/index.js';
+import { itemType } from '../contracts/index.js';
 
-/** Before a request is sent again: an earlier exchange has ended, or its stream has delivered `events` events. */
+/**
+ * How far a stream had come: the `count`-th event of `type` (the last one the client had seen). Counting one type,
+ * not all events, lets a server add or drop heartbeats and unrelated events without stalling the re-run.
+ */
+export interface Mark {
+  type: string;
+  count: number;
+}
+
+/** Before a request is sent again: an earlier exchange has ended, or its stream has come as far as `mark`. */
 export interface Wait {
   seq: number;
   /** Undefined: the exchange's end. */
-  events?: number | undefined;
+  mark?: Mark | undefined;
 }
 
 /**
- * How far the recorded client read a stream: to its end; a number of events, then closed once the exchanges that
- * had ended before its close (`after`) have ended again; or until the run ends.
+ * How far the recorded client read a stream: to its end; to a mark (or, when no event of the mark's type comes, as
+ * many events as recorded: a server that renamed it), then closed once the exchanges that had ended before its close
+ * (`after`) have ended again; or until the run ends.
  */
-export type ReadTo = { kind: 'end' } | { kind: 'events'; events: number; after: number[] } | { kind: 'run-end'; events: number };
+export type ReadTo =
+  | { kind: 'end' }
+  | { kind: 'events'; mark: Mark; total: number; after: number[] }
+  | { kind: 'run-end'; mark?: Mark | undefined };
+
+/** The mark of the last event (not a comment) among `items`, or undefined when there is none. */
+export function markOf(items: readonly SseItem[]): Mark | undefined {
+  const types = items.map((i) => itemType(i)).filter((t) => t !== ':comment');
+  const type = types.at(-1);
+  return type === undefined ? undefined : { type, count: types.filter((t) => t === type).length };
+}
 
 /** One recorded request, sent again once its waits hold; a run of polls is one step sent up to `poll.count` times. */
 export interface Step {
@@ -29,11 +50,12 @@ function readToOf(i: Interaction, all: readonly Interaction[]): ReadTo {
   const stream = i.response?.stream;
   if (!stream) return { kind: 'end' };
   // A stream the client closed was read as far as it had come; one the proxy's stop cut was open until the run ended.
-  if (stream.end === 'client-closed') {
+  const mark = markOf(stream.events);
+  if (stream.end === 'client-closed' && mark) {
     const after = all.filter((o) => o !== i && endOf(o) > startOf(i) && endOf(o) <= endOf(i)).map((o) => o.seq);
-    return { kind: 'events', events: stream.events.length, after };
+    return { kind: 'events', mark, total: stream.events.length, after };
   }
-  if (stream.end === 'proxy-closed') return { kind: 'run-end', events: stream.events.length };
+  if (stream.end === 'proxy-closed' || stream.end === 'client-closed') return { kind: 'run-end', mark };
   return { kind: 'end' };
 }
 
@@ -47,8 +69,8 @@ function waitsOf(later: Interaction, earlier: readonly Interaction[]): Wait[] {
   for (const e of earlier) {
     if (endOf(e) <= at) waits.push({ seq: e.seq });
     else {
-      const seen = e.response?.stream?.events.filter((x) => x.at <= at).length ?? 0;
-      if (seen > 0) waits.push({ seq: e.seq, events: seen });
+      const mark = markOf(e.response?.stream?.events.filter((x) => x.at <= at) ?? []);
+      if (mark) waits.push({ seq: e.seq, mark });
     }
   }
   return waits;

@@ -1,6 +1,9 @@
+import type { Mark } from './plan.js';
+
 /** How far each re-sent exchange has come (events read, ended), and waits on it that a bound cuts short. */
 export class Progress {
-  private readonly events = new Map<number, number>();
+  /** Per exchange, how many events of each type have come. */
+  private readonly events = new Map<number, Map<string, number>>();
   private readonly ended = new Set<number>();
   private listeners: (() => void)[] = [];
 
@@ -9,8 +12,10 @@ export class Progress {
 
   private key = (seq: number) => this.alias.get(seq) ?? seq;
 
-  event(seq: number, count: number): void {
-    this.events.set(seq, count);
+  event(seq: number, type: string): void {
+    let counts = this.events.get(seq);
+    if (!counts) this.events.set(seq, (counts = new Map()));
+    counts.set(type, (counts.get(type) ?? 0) + 1);
     this.wake();
   }
 
@@ -25,14 +30,14 @@ export class Progress {
     for (const l of waiting) l();
   }
 
-  private holds(seq: number, events: number | undefined): boolean {
+  private holds(seq: number, mark: Mark | undefined): boolean {
     const k = this.key(seq);
-    return this.ended.has(k) || (events !== undefined && (this.events.get(k) ?? 0) >= events);
+    return this.ended.has(k) || (mark !== undefined && (this.events.get(k)?.get(mark.type) ?? 0) >= mark.count);
   }
 
-  /** Resolves true once `seq` has ended (or read `events` events), false when `limit` aborts first. */
-  async wait(seq: number, events: number | undefined, limit: AbortSignal): Promise<boolean> {
-    while (!this.holds(seq, events)) {
+  /** Resolves true once `seq` has ended (or its stream come as far as `mark`), false when `limit` aborts first. */
+  async wait(seq: number, mark: Mark | undefined, limit: AbortSignal): Promise<boolean> {
+    while (!this.holds(seq, mark)) {
       if (limit.aborted) return false;
       await new Promise<void>((resolve) => {
         const done = () => {

@@ -1,9 +1,10 @@
 import { basename } from 'node:path';
 import type { RedactionConfig } from '../cassette/index.js';
 import { type Interaction, loadCassette, readJson } from '../cassette/index.js';
+import { itemType } from '../contracts/index.js';
 import { startRecordingProxy } from '../recorder/index.js';
 import { type Exchanged, IssuedValues } from './issued.js';
-import { planOf, type Step } from './plan.js';
+import { type Mark, planOf, type Step } from './plan.js';
 import { pollAgain } from './polls.js';
 import { Progress } from './progress.js';
 import { type Answer, sendAgain } from './send.js';
@@ -61,11 +62,10 @@ function recordedExchange(i: Interaction): Exchanged {
         : 'text' in r.body
           ? (readJson(r.body.text)?.json ?? r.body.text)
           : undefined;
-  const events = r?.stream?.events.map((e) => ({
-    type: e.comment !== undefined && e.event === undefined && e.data === undefined ? ':comment' : (e.event ?? 'message'),
-    data: e.data === undefined ? undefined : (readJson(e.data)?.json ?? e.data),
-    id: e.id,
-  }));
+  const events = r?.stream?.events.map((e) => {
+    const data = e.data === undefined ? undefined : (readJson(e.data)?.json ?? e.data);
+    return { type: itemType(e, data), data, id: e.id };
+  });
   return { headers, body, ...(events ? { events } : {}) };
 }
 
@@ -124,24 +124,28 @@ class Run {
     const running: Promise<void>[] = [];
     const tillEnd: Promise<void>[] = [];
     for (const step of steps) {
-      for (const w of step.waits) if (!(await this.waitFor(w.seq, w.events))) this.report.waitsCut++;
+      for (const w of step.waits) if (!(await this.waitFor(w.seq, w.mark))) this.report.waitsCut++;
       const done = this.step(step);
       (step.readTo.kind === 'run-end' ? tillEnd : running).push(done);
     }
     await Promise.all(running);
     // A stream the recording's stop cut was open to the end: it gets as far as it came then, or the bound.
     for (const step of steps)
-      if (step.readTo.kind === 'run-end' && !(await this.waitFor(step.interaction.seq, step.readTo.events))) this.report.waitsCut++;
+      if (step.readTo.kind === 'run-end' && step.readTo.mark && !(await this.waitFor(step.interaction.seq, step.readTo.mark)))
+        this.report.waitsCut++;
     this.runEnded.abort();
     await Promise.all(tillEnd);
   }
 
-  private async waitFor(seq: number, events: number | undefined): Promise<boolean> {
-    return this.progress.wait(seq, events, AbortSignal.timeout(this.timeoutMs));
+  private async waitFor(seq: number, mark: Mark | undefined): Promise<boolean> {
+    return this.progress.wait(seq, mark, AbortSignal.timeout(this.timeoutMs));
   }
 
   private send(i: Interaction, readTo: Step['readTo']): Promise<Answer> {
     this.report.sent++;
+    const recorded = recordedExchange(i);
+    const echoed = (value: string) => this.echoed(i.seq, value);
+    const layEvent = this.issued.eventLayer(recorded.events ?? [], echoed);
     return sendAgain(i, {
       base: this.base,
       issued: this.issued,
@@ -149,7 +153,12 @@ class Run {
       readTo,
       runEnded: this.runEnded.signal,
       timeoutMs: this.timeoutMs,
-      onEvent: (count) => this.progress.event(i.seq, count),
+      onHeaders: (headers) => this.issued.learn({ headers: recorded.headers }, { headers }, echoed),
+      onEvent: (event) => {
+        // Learned before the wait it ends is told: the request sent next carries the new ids.
+        layEvent(event);
+        this.progress.event(i.seq, event.type);
+      },
       closeWhen: () => Promise.all(readTo.kind === 'events' ? readTo.after.map((seq) => this.waitFor(seq, undefined)) : []),
     });
   }

@@ -1,6 +1,7 @@
 import { decodeBody, type Interaction, readJson } from '../cassette/index.js';
+import { eventType } from '../contracts/index.js';
 import { SseParser } from '../sse/index.js';
-import type { Exchanged, IssuedValues } from './issued.js';
+import type { Exchanged, IssuedValues, StreamEvent } from './issued.js';
 import type { ReadTo } from './plan.js';
 
 // Set by fetch itself, or meaningless on a new connection; a recorded placeholder is no credential to send.
@@ -35,8 +36,10 @@ export interface SendOptions {
   runEnded: AbortSignal;
   /** How long an answer that reads to its end may take. */
   timeoutMs: number;
-  /** Told the number of events read so far, after each. */
-  onEvent: (count: number) => void;
+  /** Told the answer's headers as they come, before any of its body. */
+  onHeaders: (headers: Record<string, string>) => void;
+  /** Told each event read, as it comes. */
+  onEvent: (event: StreamEvent) => void;
   /** Resolves when a stream read far enough may be closed (what its recorded close waited for has happened). */
   closeWhen: () => Promise<unknown>;
 }
@@ -81,6 +84,7 @@ export async function sendAgain(i: Interaction, o: SendOptions): Promise<Answer>
   try {
     const res = await fetch(url, { ...init, signal: stop.signal, redirect: 'manual' });
     const headers = Object.fromEntries(res.headers);
+    o.onHeaders(headers);
     const answer: Answer = { status: res.status, headers, dropped };
     if (/^text\/event-stream/i.test(headers['content-type'] ?? '') && res.body) answer.events = await readEvents(res.body, o, stop);
     else {
@@ -103,18 +107,20 @@ async function readEvents(
 ): Promise<NonNullable<Exchanged['events']>> {
   const parser = new SseParser();
   const events: NonNullable<Exchanged['events']> = [];
-  const enough = () => o.readTo.kind === 'events' && events.length >= o.readTo.events;
+  const to = o.readTo.kind === 'events' ? o.readTo : undefined;
+  let marked = 0;
+  const enough = () => to !== undefined && (marked >= to.mark.count || (marked === 0 && events.length >= to.total));
   try {
     for await (const chunk of body) {
       for (const frame of parser.push(chunk)) {
-        const data = frame.kind === 'event' ? frame.data : undefined;
-        const type = frame.kind === 'comment' ? ':comment' : (frame.event ?? 'message');
-        events.push({
-          type,
-          data: data === undefined ? undefined : (readJson(data)?.json ?? data),
-          id: frame.kind === 'event' ? frame.id : undefined,
-        });
-        o.onEvent(events.length);
+        const text = frame.kind === 'event' ? frame.data : undefined;
+        const data = text === undefined ? undefined : (readJson(text)?.json ?? text);
+        // Typed as the recording's events are (the event name, else the data's own type), so the two line up.
+        const type = frame.kind === 'comment' ? ':comment' : eventType({ event: frame.event, data: text }, data);
+        const event = { type, data, id: frame.kind === 'event' ? frame.id : undefined };
+        events.push(event);
+        if (type === to?.mark.type) marked++;
+        o.onEvent(event);
       }
       if (enough()) {
         await o.closeWhen();

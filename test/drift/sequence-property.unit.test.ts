@@ -5,6 +5,7 @@ import '../../src/families/index.js';
 import { type Cassette, loadCassette, type SseItem } from '../../src/cassette/index.js';
 import { compareProfiles, DEFAULT_DRIFT_CONFIG } from '../../src/drift/index.js';
 import { addToProfile, emptyProfile } from '../../src/drift/profile.js';
+import { loadManifest } from '../../src/manifest/index.js';
 
 /**
  * For a recorded turn and a random edit of its event sequence, drift reports
@@ -12,10 +13,19 @@ import { addToProfile, emptyProfile } from '../../src/drift/profile.js';
  */
 
 const CASSETTES = join(import.meta.dirname, '..', '..', 'cassettes');
+const FAMILY_MANIFEST = await loadManifest(join(CASSETTES, 'claude-native', 'manifest.yaml'));
 // Housekeeping drift leaves out (the config's defaults and the packs' noise): editing it is no change.
 const IGNORED = new Set([...DEFAULT_DRIFT_CONFIG.ignoreEventTypes, 'session.heartbeat', 'session.terminal.activity']);
 
-const profileOf = (cassette: Cassette) => addToProfile(emptyProfile(), 'probe.yaml', cassette, DEFAULT_DRIFT_CONFIG);
+/**
+ * A family's recording, profiled as drift profiles its folder: with the family's manifest, so its probes' own
+ * closes are compared as recorded (a folder no family made forgives what came past the close: the last test).
+ */
+const profileOf = (cassette: Cassette) => {
+  const profile = addToProfile(emptyProfile(), 'probe.yaml', cassette, DEFAULT_DRIFT_CONFIG);
+  profile.manifest = FAMILY_MANIFEST;
+  return profile;
+};
 
 /** The cassette with its turn's events (those caused by the turn's POST) replaced by `edit` of them. */
 function withTurn(cassette: Cassette, edit: (turn: SseItem[]) => SseItem[]): Cassette {
@@ -155,5 +165,21 @@ describe('drift compares every occurrence, in order', () => {
         if (e.event === 'session.mcp_startup')
           e.data = e.data?.replace('"servers": {', '"servers": {"docs": {"status": "ready", "error": null}, ');
     expect(compareProfiles('h', profileOf(base), profileOf(other), raced).map((f) => f.message)).toEqual(['field servers.docs added']);
+  });
+
+  it('in a folder no family recorded, forgives what a client-closed stream carries past where the baseline client stopped, and nothing else', async () => {
+    const base = await loadCassette(join(CASSETTES, 'claude-native', 'basic_turn.yaml'));
+    const stream = (c: Cassette) => c.interactions.find((i) => i.response?.stream?.end === 'client-closed')?.response?.stream;
+    expect(stream(base)).toBeDefined();
+    const loose = (c: Cassette) => addToProfile(emptyProfile(), 'flow.yaml', c, DEFAULT_DRIFT_CONFIG);
+    const edited = (change: (events: SseItem[]) => void) => {
+      const copy = structuredClone(base);
+      change((stream(copy) as NonNullable<ReturnType<typeof stream>>).events);
+      return compareProfiles('h', loose(base), loose(copy), { unordered: [], sometimes: [] }).map((f) => f.message);
+    };
+    // The server got one more event out before the close reached it: the race of the close.
+    expect(edited((events) => events.push({ ...(events.at(-2) as SseItem) }))).toEqual([]);
+    // The last event the baseline client stopped on is gone: a change, reported.
+    expect(edited((events) => events.pop())).not.toEqual([]);
   });
 });

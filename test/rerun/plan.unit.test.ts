@@ -42,12 +42,12 @@ describe('the plan of a re-run', () => {
     expect(steps.map((s) => [s.interaction.seq, s.waits])).toEqual([
       [1, []],
       [2, [{ seq: 1 }]],
-      [3, [{ seq: 1 }, { seq: 2, events: 1 }]],
-      [4, [{ seq: 1 }, { seq: 2, events: 2 }, { seq: 3 }]],
+      [3, [{ seq: 1 }, { seq: 2, mark: { type: 'tick', count: 1 } }]],
+      [4, [{ seq: 1 }, { seq: 2, mark: { type: 'tick', count: 2 } }, { seq: 3 }]],
       [5, [{ seq: 1 }, { seq: 2 }, { seq: 3 }, { seq: 4 }]],
     ]);
     // Closed by the client after three events, once what had ended before its close has ended again.
-    expect(steps[1]?.readTo).toEqual({ kind: 'events', events: 3, after: [3, 4] });
+    expect(steps[1]?.readTo).toEqual({ kind: 'events', mark: { type: 'tick', count: 3 }, total: 3, after: [3, 4] });
   });
 
   it('folds back-to-back repeats of one plain request into a poll, with the gap between them', () => {
@@ -81,8 +81,14 @@ describe('issued values', () => {
     const issued = new IssuedValues();
     const echoed = new Set(['ses_1234', 'ses_12345', 'tok_abcdef']);
     issued.learn(
-      { headers: { 'x-token': 'tok_abcdef' }, body: { id: 'ses_1234', child: 'ses_12345', name: 'a-name-nobody-echoes', n: [{ id: 'ses_1234' }] } },
-      { headers: { 'x-token': 'tok_zzzzzz' }, body: { id: 'ses_9876', child: 'ses_98765', name: 'another-name-here', n: [{ id: 'ses_9876' }] } },
+      {
+        headers: { 'x-token': 'tok_abcdef' },
+        body: { id: 'ses_1234', child: 'ses_12345', name: 'a-name-nobody-echoes', n: [{ id: 'ses_1234' }] },
+      },
+      {
+        headers: { 'x-token': 'tok_zzzzzz' },
+        body: { id: 'ses_9876', child: 'ses_98765', name: 'another-name-here', n: [{ id: 'ses_9876' }] },
+      },
       (v) => echoed.has(v),
     );
     expect(issued.size).toBe(3);

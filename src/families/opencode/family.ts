@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reconcile } from '../../manifest/index.js';
-import { defineFamily, simulatorBasics, TURN_MS, turnCeiling } from '../family.js';
+import { type DriftNoise, defineFamily, simulatorBasics, TURN_MS, turnCeiling } from '../family.js';
 import { checkHealthRoute, type FetchLike, findProbe, JsonClient, observeSafely, REPLAY_ORIGIN, throughDoor } from '../kit/index.js';
 import { runCommandRule } from '../shared/run-command-rule.js';
 import { opencodeEvents } from './packs.js';
@@ -11,6 +11,17 @@ import { OPENCODE_PROBES, type OpenCodeProbe } from './probes.js';
 
 export const OPENCODE_FOLDER = 'opencode-serve';
 export const OPENCODE_PACKS = [opencodeEvents];
+
+/**
+ * The real server's own races, seen re-running one client's flow against one release: a tool part's update and the
+ * permission.asked of that tool are published by two fibers, in either order; the session's title and diff are
+ * worked out in the background, so their updates come between any two events, once or more. The simulator has none.
+ */
+const REAL_SERVER_NOISE: DriftNoise = {
+  unordered: [['message.part.updated', 'permission.asked']],
+  sometimes: [],
+  unplaced: { '*': ['session.updated', 'session.diff', 'message.updated'] },
+};
 
 /** The client every opencode probe uses: the workspace as `x-opencode-directory`, Basic auth when a password is set. */
 async function clientFor(baseUrl: string, fetch?: FetchLike, password?: string): Promise<JsonClient> {
@@ -70,4 +81,5 @@ $OPENCODE_SERVER_PASSWORD for --server; --peer runs the real binary offline).`,
     });
   },
   peer: opencodePeer,
+  drift: { noise: (_variant, { fromSimulator }) => (fromSimulator ? undefined : REAL_SERVER_NOISE) },
 });
