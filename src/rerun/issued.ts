@@ -65,7 +65,7 @@ export class IssuedValues {
 
   private walk(recorded: unknown, live: unknown): void {
     if (typeof recorded === 'string') this.pair(recorded, live);
-    else if (Array.isArray(recorded) && Array.isArray(live)) recorded.forEach((r, n) => this.walk(r, live[n]));
+    else if (Array.isArray(recorded) && Array.isArray(live)) for (const [n, r] of recorded.entries()) this.walk(r, live[n]);
     else if (recorded && live && typeof recorded === 'object' && typeof live === 'object')
       for (const [k, r] of Object.entries(recorded)) this.walk(r, (live as Record<string, unknown>)[k]);
   }

@@ -39,7 +39,11 @@ afterAll(async () => {
   for (const dir of [baseline, work]) if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-const sessionIdOf = (c: Cassette) => (c.interactions[0]?.response?.body as { json: { id: string } }).json.id;
+const sessionIdOf = (c: Cassette) => {
+  const body = c.interactions[0]?.response?.body;
+  if (!body || !('json' in body)) throw new Error('the first answer has no JSON body');
+  return (body.json as { id: string }).id;
+};
 const summary = (c: Cassette, id: string) =>
   c.interactions.map((i) => [
     i.request.method,
