@@ -75,3 +75,10 @@ export function parseHeader(value: string, previous: Record<string, string> = {}
     });
   return { ...previous, [name.toLowerCase()]: expanded };
 }
+
+/** Parses `--jobs`: how many things run at once, 1 to 64. */
+export function parseJobs(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < 1 || n > 64) throw new UsageError(`--jobs ${JSON.stringify(value)}: give a whole number from 1 to 64`);
+  return n;
+}

@@ -12,6 +12,7 @@ export {
   fuzzCassette,
   newSeed,
 } from './fuzz-cassette.js';
+export { type ClientFuzzOptions, type ClientFuzzRow, fuzzClient } from './fuzz-client.js';
 export { fuzzProbes, type ProbeFuzzOptions, type ProbeFuzzRow } from './fuzz-probes.js';
 export { keysOf } from './key-order.js';
 export { labelOf } from './labels.js';
