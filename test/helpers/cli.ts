@@ -39,6 +39,19 @@ export interface LongRunning {
   exit(): Promise<number | null>;
 }
 
+/** The URL a process prints first on stdout (`listening on URL`); rejects with `why()` when it exits before. */
+export function listeningUrl(child: ChildProcess, exited: Promise<unknown>, why: () => string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d) => {
+      out += d;
+      const m = /^listening on (\S+)\n/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    exited.then(() => reject(new Error(why())));
+  });
+}
+
 /** Starts a long-running `bench` command and waits for its `listening on` line. */
 export async function startBench(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<LongRunning> {
   const child = spawn(process.execPath, [BENCH_BIN, ...args], {
@@ -58,15 +71,7 @@ export async function startBench(args: string[], options: { cwd?: string; env?: 
     }
   });
   const exited = once(child, 'exit').then(([code]) => code as number | null);
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const m = /^listening on (\S+)\n/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-    exited.then((code) => reject(new Error(`bench exited (${code}) before listening: ${stderr}`)));
-  });
+  const url = await listeningUrl(child, exited, () => `bench exited before listening: ${stderr}`);
   return {
     child,
     url,

@@ -52,7 +52,9 @@ const fuzz = (dir: string, client: string, runs: number, extra: string[] = []) =
 describe('bench fuzz --client', () => {
   it('passes a correct Python client on 50 legal variations of its recording', async () => {
     const result = await fuzz(recordings.python, `python3 ${PYTHON_CLIENT} {url}`, 50);
-    expect(result.stdout, result.stderr).toMatch(/^ok {3}.*flow\.yaml: 50 legal variations, the client passed each \(slowest run \d+\.\d s\)$/m);
+    expect(result.stdout, result.stderr).toMatch(
+      /^ok {3}.*flow\.yaml: 50 legal variations, the client passed each \(slowest run \d+\.\d s\)$/m,
+    );
     expect(result.stdout).toMatch(/^1 recordings, 50 variations in [\d.]+ s: the client passed every one \(seed \d+\)$/m);
     expect(result.code).toBe(0);
   }, 180_000);
@@ -73,7 +75,9 @@ describe('bench fuzz --client', () => {
     expect(result.stdout).toMatch(/error: the client exited with 1; it printed: .*expected the ready event first, got/);
     // Shrunk to what it takes: one edit (a comment line first) or none (a line ending other than LF, or a cut line).
     const variation = result.stdout.slice(result.stdout.indexOf('variation:'));
-    expect(variation.split('\n').filter((l) => /^\s+- (inserted|moved|dropped|removed|added|nulled)/.test(l)).length).toBeLessThanOrEqual(1);
+    expect(variation.split('\n').filter((l) => /^\s+- (inserted|moved|dropped|removed|added|nulled)/.test(l)).length).toBeLessThanOrEqual(
+      1,
+    );
     const [file] = await readdir(saved);
     expect(file).toBe('flow.counterexample.yaml');
     expect((await loadCassette(join(saved, file as string))).meta.labels?.['fuzz-of']).toBe('flow');

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { listeningUrl } from '../helpers/cli.js';
 
 const SERVER = join(import.meta.dirname, 'session-server.mjs');
 
@@ -14,15 +15,7 @@ export async function startSessionServer(changed = false): Promise<SessionServer
   const child: ChildProcess = spawn(process.execPath, [SERVER, ...(changed ? ['--changed'] : [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (d) => {
-      out += d;
-      const m = /^listening on (\S+)\n/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`session-server exited (${code}) before listening`)));
-  });
+  const url = await listeningUrl(child, once(child, 'exit'), () => 'session-server exited before listening');
   return {
     url,
     async stop() {
