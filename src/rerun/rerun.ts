@@ -23,7 +23,6 @@ export interface RerunOptions {
   /** How long an answer, or a wait on one, may take (default 60 s). */
   timeoutMs?: number | undefined;
   redact?: RedactionConfig | undefined;
-  onProgress?: ((line: string) => void) | undefined;
 }
 
 /** What a re-run did: the numbers a report prints. */
@@ -41,6 +40,8 @@ export interface RerunReport {
   dropped: string[];
   /** Waits cut by the time bound: a stream that never came as far as recorded, an answer that never came. */
   waitsCut: number;
+  /** WebSocket sessions the recording holds, which a re-run does not send again (yet). */
+  websockets: number;
 }
 
 const DEFAULT_POLL_BOUND = 50;
@@ -87,6 +88,7 @@ export async function rerunCassette(options: RerunOptions): Promise<RerunReport>
     polls: [],
     dropped: [],
     waitsCut: 0,
+    websockets: cassette.interactions.filter((i) => i.response?.websocket).length,
   };
   const proxy = await startRecordingProxy({ target: options.server, labels: { rerun: basename(options.cassette) }, log: () => {} });
   const run = new Run(options, proxy.url, report, new Progress(alias), (seq, value) => {

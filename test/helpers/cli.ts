@@ -40,7 +40,7 @@ export interface LongRunning {
 }
 
 /** The URL a process prints first on stdout (`listening on URL`); rejects with `why()` when it exits before. */
-export function listeningUrl(child: ChildProcess, exited: Promise<unknown>, why: () => string): Promise<string> {
+export function listeningUrl(child: ChildProcess, exited: Promise<unknown>, why: (code: unknown) => string): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (d) => {
@@ -48,7 +48,7 @@ export function listeningUrl(child: ChildProcess, exited: Promise<unknown>, why:
       const m = /^listening on (\S+)\n/.exec(out);
       if (m?.[1]) resolve(m[1]);
     });
-    exited.then(() => reject(new Error(why())));
+    exited.then((code) => reject(new Error(why(code))));
   });
 }
 
@@ -71,7 +71,7 @@ export async function startBench(args: string[], options: { cwd?: string; env?: 
     }
   });
   const exited = once(child, 'exit').then(([code]) => code as number | null);
-  const url = await listeningUrl(child, exited, () => `bench exited before listening: ${stderr}`);
+  const url = await listeningUrl(child, exited, (code) => `bench exited (${code}) before listening: ${stderr}`);
   return {
     child,
     url,

@@ -20,13 +20,16 @@ export const withData = (item: SseItem, data: Record<string, unknown>): SseItem 
   return { ...rest, data: JSON.stringify(data) };
 };
 
-/** The pack's broken rules on one stream of a recording holding `items` instead, with the first message of each. */
+/** The pack's broken rules on one stream of a recording holding `items` instead (all the server sent), with the first message of each. */
 export function packRefuses(cassette: Cassette, seq: number, items: SseItem[]): { rule: string; message: string }[] {
   const copy = structuredClone(cassette);
   const run = copy.interactions.find((i) => i.seq === seq);
   const stream = run?.response?.stream;
   if (!run || !stream) throw new Error(`no stream at interaction ${seq}`);
   stream.events = items;
+  // Judged as the SDK is given it: the whole stream, ended by the server (a recording whose client closed first would
+  // leave a missing terminal unobserved).
+  stream.end = 'server-closed';
   copy.interactions = [run];
   return verifyCassette(copy, 'edited.yaml', [anthropicMessages]).rules.flatMap((r) =>
     r.violations.length > 0 ? [{ rule: r.rule, message: r.violations[0]?.message ?? '' }] : [],

@@ -15,7 +15,11 @@ export async function startSessionServer(changed = false): Promise<SessionServer
   const child: ChildProcess = spawn(process.execPath, [SERVER, ...(changed ? ['--changed'] : [])], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const url = await listeningUrl(child, once(child, 'exit'), () => 'session-server exited before listening');
+  const url = await listeningUrl(
+    child,
+    once(child, 'exit').then(([code]) => code),
+    (code) => `session-server exited (${code}) before listening`,
+  );
   return {
     url,
     async stop() {
