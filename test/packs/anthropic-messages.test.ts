@@ -7,6 +7,7 @@ import { type Cassette, loadCassette, type SseItem } from '../../src/cassette/in
 import { anthropicMessages } from '../../src/packs/anthropic-messages.js';
 import { benchProxyUnderWrapper, runBench } from '../helpers/cli.js';
 import type { TestServer } from '../helpers/servers.js';
+import { streamEdits } from '../helpers/stream-edits.js';
 import { startAnthropicServer } from './anthropic-server.js';
 import { dataOf, itemsOf, packRefuses, sdkRefuses, streamsOf, typeOf, withData } from './anthropic-stream.js';
 
@@ -124,14 +125,7 @@ describe('anthropic/messages rules', () => {
   });
 });
 
-type Edit = { name: string; apply: (e: SseItem[], i: number) => SseItem[] | undefined };
-const EDITS: Edit[] = [
-  { name: 'drop', apply: (e, i) => e.toSpliced(i, 1) },
-  { name: 'duplicate', apply: (e, i) => e.toSpliced(i, 0, e[i] as SseItem) },
-  { name: 'swap', apply: (e, i) => (i + 1 < e.length ? e.toSpliced(i, 2, e[i + 1] as SseItem, e[i] as SseItem) : undefined) },
-  { name: 'move-last', apply: (e, i) => (i + 1 < e.length ? [...e.toSpliced(i, 1), e[i] as SseItem] : undefined) },
-  { name: 'cut', apply: (e, i) => (i > 0 ? e.slice(0, i) : undefined) },
-];
+const EDITS = streamEdits<SseItem>();
 
 describe('anthropic/messages against the SDK MessageStream (the oracle)', () => {
   it('refuses every edited stream the SDK refuses; what only the pack refuses is listed with its rule', async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { type Cassette, loadCassette } from '../../../src/cassette/index.js';
 import { verifyCassette } from '../../../src/contracts/index.js';
 import { agUiEvents } from '../../../src/families/ag-ui/index.js';
+import { streamEdits } from '../../helpers/stream-edits.js';
 import { type AgUiEvent, eventsOf, runsOf, setEvents } from './ag-ui-events.js';
 
 /**
@@ -15,14 +16,7 @@ import { type AgUiEvent, eventsOf, runsOf, setEvents } from './ag-ui-events.js';
  */
 const FOLDERS = ['cassettes/ag-ui', 'cassettes/ag-ui-pydantic-real', 'cassettes/ag-ui-langgraph-real'];
 
-type Edit = { name: string; apply: (e: AgUiEvent[], i: number) => AgUiEvent[] | undefined };
-const EDITS: Edit[] = [
-  { name: 'drop', apply: (e, i) => e.toSpliced(i, 1) },
-  { name: 'duplicate', apply: (e, i) => e.toSpliced(i, 0, e[i] as AgUiEvent) },
-  { name: 'swap', apply: (e, i) => (i + 1 < e.length ? e.toSpliced(i, 2, e[i + 1] as AgUiEvent, e[i] as AgUiEvent) : undefined) },
-  { name: 'move-last', apply: (e, i) => (i + 1 < e.length ? [...e.toSpliced(i, 1), e[i] as AgUiEvent] : undefined) },
-  { name: 'cut', apply: (e, i) => (i > 0 ? e.slice(0, i) : undefined) },
-];
+const EDITS = streamEdits<AgUiEvent>();
 
 /** What verifyEvents says of a stream: its error's message, or undefined when it passes the stream through. */
 async function clientRefuses(events: readonly AgUiEvent[]): Promise<string | undefined> {
