@@ -15,7 +15,8 @@ export interface PollCondition {
 
 const isWord = (v: unknown) => v === null || typeof v === 'boolean' || (typeof v === 'string' && /^[A-Za-z_][A-Za-z_ -]{0,31}$/.test(v));
 
-const bodyOf = (i: Interaction): unknown => {
+/** A recorded answer's body as a re-run reads it: JSON parsed, other text as it is, bytes left out. */
+export const recordedBody = (i: Interaction): unknown => {
   const body = i.response?.body;
   if (body === undefined) return undefined;
   if ('json' in body) return body.json;
@@ -30,7 +31,7 @@ function leaves(value: unknown, path: string[] = [], out = new Map<string, { pat
 
 /** The recorded condition of a poll, or undefined when every answer was the same (the client polled a set number of times). */
 export function pollCondition(first: Interaction, last: Interaction): PollCondition | undefined {
-  const [a, b] = [leaves(bodyOf(first)), leaves(bodyOf(last))];
+  const [a, b] = [leaves(recordedBody(first)), leaves(recordedBody(last))];
   const fields = [...b]
     .filter(([k, leaf]) => JSON.stringify(a.get(k)?.value) !== JSON.stringify(leaf.value))
     .map(([, leaf]) => (isWord(leaf.value) ? leaf : { ...leaf, present: true as const }));

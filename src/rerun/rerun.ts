@@ -5,7 +5,7 @@ import { itemType } from '../contracts/index.js';
 import { startRecordingProxy } from '../recorder/index.js';
 import { type Exchanged, IssuedValues } from './issued.js';
 import { type Mark, planOf, type Step } from './plan.js';
-import { pollAgain } from './polls.js';
+import { pollAgain, recordedBody } from './polls.js';
 import { Progress } from './progress.js';
 import { type Answer, sendAgain } from './send.js';
 
@@ -55,14 +55,7 @@ function recordedExchange(i: Interaction): Exchanged {
   const headers = Object.fromEntries(
     Object.entries(r?.headers ?? {}).map(([k, v]) => [k.toLowerCase(), Array.isArray(v) ? v.join(', ') : String(v)]),
   );
-  const body =
-    r?.body === undefined
-      ? undefined
-      : 'json' in r.body
-        ? r.body.json
-        : 'text' in r.body
-          ? (readJson(r.body.text)?.json ?? r.body.text)
-          : undefined;
+  const body = recordedBody(i);
   const events = r?.stream?.events.map((e) => {
     const data = e.data === undefined ? undefined : (readJson(e.data)?.json ?? e.data);
     return { type: itemType(e, data), data, id: e.id };
